@@ -1,0 +1,1 @@
+//! Shared inputs of the criterion benchmarks (`benches/benches/*.rs`).

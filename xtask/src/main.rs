@@ -1,0 +1,5 @@
+//! Project automation, driven by `cargo xtask`.
+
+fn main() -> anyhow::Result<()> {
+    Ok(())
+}
