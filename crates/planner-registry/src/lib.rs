@@ -1,9 +1,214 @@
 //! The closed registry of SQL intents.
 //!
-//! A registry is data: a declarative file loaded, validated and frozen at start. This crate also
-//! owns the closed set of parameter kinds ([`ParamKind`]) and their canonical values ([`Value`]),
-//! the vocabulary shared by the extractors, the plan grammar and the executors.
+//! A registry is data: a declarative TOML file loaded, validated and frozen at start. The model
+//! that proposes plans can only name intents of this closed set; every SQL statement in it has
+//! passed a guard built on a real SQL parser; every argument is a typed parameter bound by
+//! placeholder. This crate also owns the closed set of parameter kinds ([`ParamKind`]) and their
+//! canonical values ([`Value`]), the vocabulary shared by the extractors, the plan grammar and
+//! the executors.
+//!
+//! **Architecture invariant:** this crate does no I/O and depends on no other workspace crate.
+//! The caller reads the file and hands its text to [`Registry::from_toml`]. After loading, the
+//! registry is frozen and shared (a cheap [`Clone`] of an `Arc`); intents are addressed by
+//! [`IntentId`], obtained once at the boundary with [`Registry::intent_id`].
+//!
+//! # The registry file format
+//!
+//! A registry file has four parts, in any order: `[registry]` (settings), `[planes]`, `[params]`
+//! and the `[[intent]]` array. Unknown keys are errors. Loading reports every problem it finds at
+//! once, each with its file, line and column where known.
+//!
+//! ## `[registry]`: settings
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `node_cap` | integer 1..=64 | the most nodes a plan may have (the reference registry uses 6) |
+//! | `default_k` | integer >= 2 | suppression threshold for count intents that do not set `k` (11) |
+//! | `allowed_schemas` | array of strings | the only schemas SQL may name; every table must be written `schema.table` with one of these (CTE names excepted). `eeo`, `pg_catalog`, `information_schema` and `pg_toast` are never allowed |
+//! | `scopes` | array of strings | the scope names intents and planes may require (for example `bench`) |
+//!
+//! ## `[planes]`: how an intent runs
+//!
+//! Each key is a plane name; its value is a table:
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `tenant` | bool, required | rows belong to a tenant: run in a tenant transaction with row-level security |
+//! | `counts` | bool, default `false` | counts only: every intent of the plane needs a `suppression` spec and runs through the suppressing executor |
+//! | `scope` | string, optional | the scope every intent of the plane needs (one of `registry.scopes`) |
+//!
+//! ## `[params]`: the parameters, declared once
+//!
+//! Each key is a param name (lower `snake_case`); its value is a table with `kind` (one of
+//! `agency`, `naics`, `uuid`, `clearance`, `compartments`, `uei`, `months`, see [`ParamKind`]) and,
+//! for the enum kinds `clearance` and `compartments`, `values` (the allowed canonical values, in
+//! order). Each kind may be declared by at most one param: the extractors produce one value per
+//! kind, and a param's value is looked up by its kind.
+//!
+//! ## `[[intent]]`: the intents, in order
+//!
+//! The declaration order is the registry order: plans list their nodes in it. A query intent
+//! has these keys:
+//!
+//! | key | type | meaning |
+//! |---|---|---|
+//! | `name` | string, required | unique lower `snake_case` name, `[a-z][a-z0-9_]*`, at most 64 bytes |
+//! | `description` | string, required | one sentence for people and proposers |
+//! | `keywords` | array of strings, default empty | words that point at this intent |
+//! | `plane` | string, required | one of `[planes]` |
+//! | `scope` | string, optional | a scope the intent needs beyond its plane's (one of `registry.scopes`) |
+//! | `params` | array of tables, default empty | the params, in placeholder order: entry *n* binds `$n` |
+//! | `sql` | string, required | one PostgreSQL query with placeholders `$1..$n` |
+//! | `columns` | array of tables, required | the output columns, in `SELECT` order |
+//! | `suppression` | table | required when the plane has `counts = true`, forbidden otherwise |
+//!
+//! A `params` entry is `{ name = "<param>" }` for a required param, or
+//! `{ name = "<param>", default = <value> }` for an optional one. Integer (`months`) params may
+//! add `min` and `max` (inclusive): a bound value is clamped into the range, and the default must
+//! lie in it. A default is written as the canonical value: a string for text kinds, an integer
+//! for `months`, an array of strings for `compartments`; enum defaults must be among `values`.
+//!
+//! A `columns` entry is `{ name = "<column>", type = "<type>" }` with a type among `text`, `int`,
+//! `decimal`, `date`, `timestamp`, `bool`, `uuid`, `text_list`. Adding `provides = "<param>"` says
+//! the column's values can bind that param of another intent (a dependency edge); the column
+//! type must suit the param's kind (`text` for agency, naics, clearance and uei; `uuid` or `text`
+//! for uuid; `int` for months; `text_list` for compartments).
+//!
+//! `suppression` is `{ count_columns = ["<column>", ...], k = <int> }`: the named columns (of type
+//! `int`) hold counts of people, and any value from 1 to k-1 is suppressed. `k` defaults to
+//! `registry.default_k`.
+//!
+//! A composite intent is a fixed sub-plan. It has `name`, `description`, `keywords`, optional
+//! `params` (the params a caller must supply, for routing and clarification; each must be a param
+//! of some member), `members` (names of intents declared anywhere in the file, at least two, no
+//! repeats) and `edges` (`{ from = "<member>", column = "<column of from>", to = "<member>",
+//! param = "<param of to>" }`, where the column provides that param). A composite has no `plane`,
+//! `scope`, `sql`, `columns` or `suppression`. Members may be composites; cycles are errors.
+//!
+//! ## The SQL guard and the placeholder rule
+//!
+//! Each `sql` is parsed with the PostgreSQL dialect and must be exactly one `SELECT` or `WITH`
+//! query: no data-modifying CTE, no `SELECT INTO`, no `FOR UPDATE`/`FOR SHARE`, no DML, DDL,
+//! `COPY`, `SET`, `LOCK`, `CALL` or `DO`. It may not call a denied function (`pg_*`, `lo_*`,
+//! `dblink*`, `set_config`, `current_setting`, `query_to_xml` and its family, `nextval`, `setval`,
+//! `to_reg*`, ...), cast to an object-identifier type (`regclass`, `regproc`, `oid`, ...) or name
+//! the `eeo` schema anywhere. Every table is schema-qualified with an allowed schema.
+//!
+//! Placeholders are `$1..$n` where *n* is the number of `params` entries; each one is used at
+//! least once, and **every occurrence is cast** to the SQL type of its param's kind:
+//! `$n::text` (or `varchar`) for agency, naics, clearance and uei, `$n::uuid` for uuid,
+//! `$n::int` (or `integer`, `int4`, `bigint`, `int8`) for months and `$n::text[]` for
+//! compartments. `CAST($n AS type)` is accepted too.
+//!
+//! ## A complete example
+//!
+//! ```toml
+//! [registry]
+//! node_cap = 6
+//! default_k = 11
+//! allowed_schemas = ["market", "tenant"]
+//! scopes = ["bench"]
+//!
+//! [planes]
+//! market = { tenant = false }
+//! requirement = { tenant = true }
+//! bench = { tenant = true, counts = true, scope = "bench" }
+//!
+//! [params]
+//! agency = { kind = "agency" }
+//! naics = { kind = "naics" }
+//! requirement_id = { kind = "uuid" }
+//! clearance = { kind = "clearance", values = ["confidential", "secret", "top_secret", "ts_sci"] }
+//! window_months = { kind = "months" }
+//!
+//! [[intent]]
+//! name = "top_incumbents"
+//! description = "Top vendors by obligations on one agency's awards in one NAICS code."
+//! keywords = ["incumbent", "incumbents", "top vendors"]
+//! plane = "market"
+//! params = [
+//!   { name = "agency" },
+//!   { name = "naics" },
+//!   { name = "window_months", default = 36, min = 1, max = 120 },
+//! ]
+//! sql = """
+//! SELECT a.vendor_uei AS uei, v.name, sum(a.obligated) AS obligations
+//! FROM market.awards AS a JOIN market.vendors AS v ON v.uei = a.vendor_uei
+//! WHERE a.agency = $1::text AND a.naics = $2::text
+//!   AND a.signed_on >= current_date - make_interval(months => $3::int)
+//! GROUP BY a.vendor_uei, v.name
+//! ORDER BY obligations DESC, uei
+//! LIMIT 10
+//! """
+//! columns = [
+//!   { name = "uei", type = "text" },
+//!   { name = "name", type = "text" },
+//!   { name = "obligations", type = "decimal" },
+//! ]
+//!
+//! [[intent]]
+//! name = "requirement_summary"
+//! description = "One requirement: title, agency, NAICS, clearance and due date."
+//! keywords = ["requirement", "summary"]
+//! plane = "requirement"
+//! params = [{ name = "requirement_id" }]
+//! sql = """
+//! SELECT r.title, r.agency, r.naics, r.clearance, r.due_on
+//! FROM tenant.requirements AS r
+//! WHERE r.id = $1::uuid
+//! """
+//! columns = [
+//!   { name = "title", type = "text" },
+//!   { name = "agency", type = "text", provides = "agency" },
+//!   { name = "naics", type = "text", provides = "naics" },
+//!   { name = "clearance", type = "text" },
+//!   { name = "due_on", type = "date" },
+//! ]
+//!
+//! [[intent]]
+//! name = "bench_clearance_counts"
+//! description = "Candidates at or above a clearance level, by availability."
+//! keywords = ["bench", "cleared", "candidates"]
+//! plane = "bench"
+//! params = [{ name = "clearance" }]
+//! sql = """
+//! SELECT c.availability, count(*) AS candidates
+//! FROM tenant.candidates AS c
+//! WHERE c.clearance_rank >= tenant.clearance_rank($1::text)
+//! GROUP BY c.availability
+//! ORDER BY c.availability
+//! """
+//! columns = [
+//!   { name = "availability", type = "text" },
+//!   { name = "candidates", type = "int" },
+//! ]
+//! suppression = { count_columns = ["candidates"], k = 11 }
+//!
+//! [[intent]]
+//! name = "requirement_picture"
+//! description = "A requirement with the top incumbents of its agency and NAICS code."
+//! keywords = ["picture", "overview"]
+//! params = [{ name = "requirement_id" }]
+//! members = ["requirement_summary", "top_incumbents"]
+//! edges = [
+//!   { from = "requirement_summary", column = "agency", to = "top_incumbents", param = "agency" },
+//!   { from = "requirement_summary", column = "naics", to = "top_incumbents", param = "naics" },
+//! ]
+//! ```
 
+mod error;
+mod file;
+mod guard;
+mod load;
+mod model;
 mod value;
 
-pub use value::{ParamKind, Value};
+pub use crate::{
+    error::{Error, Problem, Result},
+    guard::{GuardViolation, check_sql},
+    model::{
+        Column, ColumnType, Composite, CompositeEdge, Intent, IntentBody, IntentId, IntentParam,
+        Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings, Suppression,
+    },
+    value::{ParamKind, Value},
+};

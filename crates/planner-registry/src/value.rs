@@ -71,13 +71,18 @@ impl FromStr for ParamKind {
     type Err = UnknownKind;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ParamKind::ALL.into_iter().find(|kind| kind.as_str() == s).ok_or_else(|| UnknownKind(s.to_owned()))
+        ParamKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == s)
+            .ok_or_else(|| UnknownKind(s.to_owned()))
     }
 }
 
 /// A canonical parameter value. Serialises as plain JSON: text as a string, ints as numbers,
 /// lists as arrays.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(untagged)]
 pub enum Value {
     /// An integer (months).

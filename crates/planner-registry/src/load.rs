@@ -1,0 +1,955 @@
+//! Loading: the file text parsed, every rule checked, every problem collected, then frozen.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+
+use toml::Spanned;
+
+use crate::error::{Error, Problem, Result};
+use crate::file::{RawFile, RawIntent};
+use crate::guard;
+use crate::model::{
+    Column, ColumnType, Composite, CompositeEdge, Inner, Intent, IntentBody, IntentId, IntentParam,
+    Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings, Suppression,
+};
+use crate::value::{ParamKind, Value};
+
+/// The most intents a registry may declare.
+const MAX_INTENTS: usize = 100_000;
+/// The most nodes a plan may ever have, whatever the file says.
+const MAX_NODE_CAP: i64 = 64;
+/// The longest name of an intent, param, plane, scope or column.
+const MAX_NAME_LEN: usize = 64;
+
+impl Registry {
+    /// Parses and validates a registry file. `origin` names the file in problems (a path or
+    /// any label). Every problem found is reported at once in [`Error::Invalid`].
+    pub fn from_toml(text: &str, origin: &str) -> Result<Registry> {
+        let lines = LineIndex::new(text);
+        let mut report = Report { lines: &lines, problems: Vec::new() };
+        let raw: RawFile = match toml::from_str(text) {
+            Ok(raw) => raw,
+            Err(err) => {
+                let message = err.message().trim_end_matches('.').to_owned();
+                match err.span() {
+                    Some(span) => report.at(&span, message),
+                    None => report.problems.push(Problem { line: None, column: None, message }),
+                }
+                return Err(report.into_error(origin));
+            }
+        };
+        let inner = validate(&raw, &mut report);
+        match inner {
+            Some(inner) if report.problems.is_empty() => Ok(Registry::from_inner(inner)),
+            _ => Err(report.into_error(origin)),
+        }
+    }
+}
+
+/// Byte offsets to 1-based line and character column.
+struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    fn new(text: &'a str) -> LineIndex<'a> {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(at, _)| at + 1));
+        LineIndex { text, starts }
+    }
+
+    fn locate(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.starts.partition_point(|&start| start <= offset).saturating_sub(1);
+        let start = self.starts[line];
+        let column = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count());
+        (line + 1, column + 1)
+    }
+}
+
+struct Report<'a> {
+    lines: &'a LineIndex<'a>,
+    problems: Vec<Problem>,
+}
+
+impl Report<'_> {
+    fn at(&mut self, span: &Range<usize>, message: impl Into<String>) {
+        let (line, column) = self.lines.locate(span.start);
+        self.problems.push(Problem {
+            line: Some(line),
+            column: Some(column),
+            message: message.into(),
+        });
+    }
+
+    fn at_line_col(&mut self, line: usize, column: usize, message: impl Into<String>) {
+        self.problems.push(Problem {
+            line: Some(line),
+            column: Some(column),
+            message: message.into(),
+        });
+    }
+
+    fn into_error(mut self, origin: &str) -> Error {
+        self.problems.sort();
+        self.problems.dedup();
+        Error::Invalid { origin: origin.to_owned(), problems: self.problems }
+    }
+}
+
+/// A name of an intent, param, plane, scope, schema or column: `[a-z][a-z0-9_]*`, at most 64
+/// bytes.
+fn is_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    name.len() <= MAX_NAME_LEN
+        && bytes.next().is_some_and(|b| b.is_ascii_lowercase())
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+fn check_name(report: &mut Report<'_>, what: &str, name: &Spanned<String>) -> bool {
+    if is_name(name.get_ref()) {
+        true
+    } else {
+        report.at(
+            &name.span(),
+            format!(
+                "malformed {what} name `{}`: expected [a-z][a-z0-9_]*, at most {MAX_NAME_LEN} bytes",
+                name.get_ref()
+            ),
+        );
+        false
+    }
+}
+
+fn validate(raw: &RawFile, report: &mut Report<'_>) -> Option<Inner> {
+    let settings = validate_settings(raw, report)?;
+    let planes = validate_planes(raw, &settings, report);
+    let (params, param_by_kind) = validate_params(raw, report);
+    let plane_ids: BTreeMap<&str, PlaneId> = planes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((p.name.as_str(), PlaneId(u16::try_from(i).ok()?))))
+        .collect();
+    let param_ids: BTreeMap<&str, ParamId> = params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((p.name.as_str(), ParamId(u16::try_from(i).ok()?))))
+        .collect();
+
+    if raw.intent.len() > MAX_INTENTS {
+        report.at(&raw.intent[MAX_INTENTS].span(), format!("more than {MAX_INTENTS} intents"));
+        return None;
+    }
+    // First pass: names to ids, so composites may name intents declared after them.
+    let mut by_name: BTreeMap<String, IntentId> = BTreeMap::new();
+    for (index, intent) in raw.intent.iter().enumerate() {
+        let name = &intent.get_ref().name;
+        check_name(report, "intent", name);
+        let id = IntentId(u32::try_from(index).ok()?);
+        if by_name.contains_key(name.get_ref()) {
+            report.at(&name.span(), format!("duplicate intent name `{}`", name.get_ref()));
+        } else {
+            by_name.insert(name.get_ref().clone(), id);
+        }
+    }
+
+    let ctx = Ctx {
+        settings: &settings,
+        planes: &planes,
+        params: &params,
+        plane_ids,
+        param_ids,
+        by_name: &by_name,
+        raw,
+    };
+    let mut intents = Vec::with_capacity(raw.intent.len());
+    for (index, intent) in raw.intent.iter().enumerate() {
+        let id = IntentId(u32::try_from(index).ok()?);
+        intents.push(ctx.intent(id, intent, report));
+    }
+    check_composite_params(&mut intents, raw, report);
+    check_composite_cycles(&intents, raw, report);
+
+    Some(Inner { settings, planes, params, intents, by_name, param_by_kind })
+}
+
+fn validate_settings(raw: &RawFile, report: &mut Report<'_>) -> Option<Settings> {
+    let settings = raw.registry.get_ref();
+    let mut ok = true;
+    let node_cap = *settings.node_cap.get_ref();
+    if !(1..=MAX_NODE_CAP).contains(&node_cap) {
+        report.at(
+            &settings.node_cap.span(),
+            format!("node_cap must be from 1 to {MAX_NODE_CAP}, found {node_cap}"),
+        );
+        ok = false;
+    }
+    let default_k = *settings.default_k.get_ref();
+    if !(2..=1_000_000).contains(&default_k) {
+        report.at(
+            &settings.default_k.span(),
+            format!("default_k must be from 2 to 1000000, found {default_k}"),
+        );
+        ok = false;
+    }
+    let mut allowed_schemas = Vec::new();
+    for schema in &settings.allowed_schemas {
+        if !check_name(report, "schema", schema) {
+            continue;
+        }
+        if guard::is_forbidden_schema(schema.get_ref()) {
+            report
+                .at(&schema.span(), format!("schema `{}` can never be allowed", schema.get_ref()));
+        } else if allowed_schemas.contains(schema.get_ref()) {
+            report.at(&schema.span(), format!("duplicate schema `{}`", schema.get_ref()));
+        } else {
+            allowed_schemas.push(schema.get_ref().clone());
+        }
+    }
+    if settings.allowed_schemas.is_empty() {
+        report.at(&raw.registry.span(), "allowed_schemas must name at least one schema");
+    }
+    let mut scopes = Vec::new();
+    for scope in &settings.scopes {
+        if !check_name(report, "scope", scope) {
+            continue;
+        }
+        if scopes.contains(scope.get_ref()) {
+            report.at(&scope.span(), format!("duplicate scope `{}`", scope.get_ref()));
+        } else {
+            scopes.push(scope.get_ref().clone());
+        }
+    }
+    ok.then(|| Settings {
+        node_cap: usize::try_from(node_cap).unwrap_or(1),
+        default_k: u32::try_from(default_k).unwrap_or(2),
+        allowed_schemas,
+        scopes,
+    })
+}
+
+fn validate_planes(raw: &RawFile, settings: &Settings, report: &mut Report<'_>) -> Vec<Plane> {
+    let mut planes = Vec::new();
+    for (name, plane) in &raw.planes {
+        check_name(report, "plane", name);
+        let plane_ref = plane.get_ref();
+        if let Some(scope) = &plane_ref.scope
+            && !settings.scopes.contains(scope.get_ref())
+        {
+            report.at(
+                &scope.span(),
+                format!("unknown scope `{}`: declare it in registry.scopes", scope.get_ref()),
+            );
+        }
+        planes.push(Plane {
+            name: name.get_ref().clone(),
+            tenant: plane_ref.tenant,
+            counts: plane_ref.counts,
+            scope: plane_ref.scope.as_ref().map(|s| s.get_ref().clone()),
+        });
+    }
+    planes
+}
+
+fn validate_params(
+    raw: &RawFile,
+    report: &mut Report<'_>,
+) -> (Vec<Param>, BTreeMap<ParamKind, ParamId>) {
+    let mut params = Vec::new();
+    let mut by_kind = BTreeMap::new();
+    for (name, param) in &raw.params {
+        check_name(report, "param", name);
+        let param_ref = param.get_ref();
+        let Ok(kind) = param_ref.kind.get_ref().parse::<ParamKind>() else {
+            let known: Vec<&str> = ParamKind::ALL.iter().map(|k| k.as_str()).collect();
+            report.at(
+                &param_ref.kind.span(),
+                format!(
+                    "unknown kind `{}` for param `{}`: expected one of {}",
+                    param_ref.kind.get_ref(),
+                    name.get_ref(),
+                    known.join(", ")
+                ),
+            );
+            continue;
+        };
+        let is_enum = matches!(kind, ParamKind::Clearance | ParamKind::Compartments);
+        let mut values: Vec<String> = Vec::new();
+        if is_enum && param_ref.values.is_empty() {
+            report.at(
+                &param.span(),
+                format!("param `{}` of kind {kind} needs its allowed `values`", name.get_ref()),
+            );
+        }
+        if !is_enum && !param_ref.values.is_empty() {
+            report.at(
+                &param.span(),
+                format!("param `{}` of kind {kind} takes no `values`", name.get_ref()),
+            );
+        }
+        for value in &param_ref.values {
+            let text = value.get_ref();
+            if text.is_empty() || text.trim() != text {
+                report.at(
+                    &value.span(),
+                    format!("malformed value `{text}` of param `{}`", name.get_ref()),
+                );
+            } else if values.contains(text) {
+                report.at(
+                    &value.span(),
+                    format!("duplicate value `{text}` of param `{}`", name.get_ref()),
+                );
+            } else {
+                values.push(text.clone());
+            }
+        }
+        let Ok(id) = u16::try_from(params.len()).map(ParamId) else {
+            report.at(&param.span(), "too many params");
+            continue;
+        };
+        if by_kind.contains_key(&kind) {
+            report.at(&param_ref.kind.span(), format!("kind {kind} is already declared by another param: each kind has at most one param"));
+        } else {
+            by_kind.insert(kind, id);
+        }
+        params.push(Param { name: name.get_ref().clone(), kind, values });
+    }
+    (params, by_kind)
+}
+
+struct Ctx<'a> {
+    settings: &'a Settings,
+    planes: &'a [Plane],
+    params: &'a [Param],
+    plane_ids: BTreeMap<&'a str, PlaneId>,
+    param_ids: BTreeMap<&'a str, ParamId>,
+    by_name: &'a BTreeMap<String, IntentId>,
+    raw: &'a RawFile,
+}
+
+impl Ctx<'_> {
+    fn intent(
+        &self,
+        id: IntentId,
+        spanned: &Spanned<RawIntent>,
+        report: &mut Report<'_>,
+    ) -> Intent {
+        let raw = spanned.get_ref();
+        let name = raw.name.get_ref();
+        if raw.description.get_ref().trim().is_empty() {
+            report.at(&raw.description.span(), format!("intent `{name}` has an empty description"));
+        }
+        let mut keywords = Vec::new();
+        for keyword in &raw.keywords {
+            if keyword.get_ref().trim().is_empty() {
+                report.at(&keyword.span(), format!("intent `{name}` has an empty keyword"));
+            } else {
+                keywords.push(keyword.get_ref().clone());
+            }
+        }
+        let params = self.intent_params(name, raw, report);
+        let body = if raw.members.is_some() {
+            IntentBody::Composite(self.composite(name, raw, spanned, report))
+        } else {
+            IntentBody::Query(self.query(name, raw, spanned, &params, report))
+        };
+        Intent {
+            id,
+            name: name.clone(),
+            description: raw.description.get_ref().clone(),
+            keywords,
+            params,
+            body,
+        }
+    }
+
+    fn intent_params(
+        &self,
+        name: &str,
+        raw: &RawIntent,
+        report: &mut Report<'_>,
+    ) -> Vec<IntentParam> {
+        let mut out: Vec<IntentParam> = Vec::new();
+        for entry in &raw.params {
+            let entry_ref = entry.get_ref();
+            let param_name = entry_ref.name.get_ref();
+            let Some(&param_id) = self.param_ids.get(param_name.as_str()) else {
+                report.at(
+                    &entry_ref.name.span(),
+                    format!("intent `{name}` uses undeclared param `{param_name}`"),
+                );
+                continue;
+            };
+            if out.iter().any(|p| p.param == param_id) {
+                report.at(
+                    &entry_ref.name.span(),
+                    format!("intent `{name}` lists param `{param_name}` twice"),
+                );
+                continue;
+            }
+            let param = &self.params[param_id.index()];
+            let range = match (&entry_ref.min, &entry_ref.max) {
+                (None, None) => None,
+                (Some(min), Some(max)) if param.kind == ParamKind::Months => {
+                    if min.get_ref() > max.get_ref() {
+                        report.at(
+                            &min.span(),
+                            format!(
+                                "intent `{name}`: param `{param_name}` has min {} above max {}",
+                                min.get_ref(),
+                                max.get_ref()
+                            ),
+                        );
+                    }
+                    Some((*min.get_ref(), *max.get_ref()))
+                }
+                (Some(_), Some(_)) => {
+                    report.at(
+                        &entry.span(),
+                        format!(
+                            "intent `{name}`: param `{param_name}` of kind {} takes no range",
+                            param.kind
+                        ),
+                    );
+                    None
+                }
+                _ => {
+                    report.at(&entry.span(), format!("intent `{name}`: param `{param_name}` needs both min and max, or neither"));
+                    None
+                }
+            };
+            let requirement = match &entry_ref.default {
+                None => {
+                    if range.is_some() {
+                        report.at(
+                            &entry.span(),
+                            format!(
+                                "intent `{name}`: a range needs a default (param `{param_name}`)"
+                            ),
+                        );
+                    }
+                    Requirement::Required
+                }
+                Some(default) => match default_value(param, default.get_ref()) {
+                    Ok(value) => {
+                        if let (Value::Int(n), Some((min, max))) = (&value, range)
+                            && !(min..=max).contains(n)
+                        {
+                            report.at(&default.span(), format!("intent `{name}`: default {n} of `{param_name}` lies outside [{min}, {max}]"));
+                        }
+                        Requirement::Optional { default: value, range }
+                    }
+                    Err(message) => {
+                        report.at(
+                            &default.span(),
+                            format!("intent `{name}`: default of `{param_name}`: {message}"),
+                        );
+                        Requirement::Required
+                    }
+                },
+            };
+            out.push(IntentParam { param: param_id, kind: param.kind, requirement });
+        }
+        out
+    }
+
+    fn query(
+        &self,
+        name: &str,
+        raw: &RawIntent,
+        spanned: &Spanned<RawIntent>,
+        params: &[IntentParam],
+        report: &mut Report<'_>,
+    ) -> QueryIntent {
+        if raw.edges.is_some() {
+            report.at(&spanned.span(), format!("intent `{name}` has `edges` but no `members`"));
+        }
+        let plane = match &raw.plane {
+            None => {
+                report.at(
+                    &spanned.span(),
+                    format!("intent `{name}` needs a `plane` (or `members` for a composite)"),
+                );
+                None
+            }
+            Some(plane) => {
+                let found = self.plane_ids.get(plane.get_ref().as_str()).copied();
+                if found.is_none() {
+                    report.at(
+                        &plane.span(),
+                        format!("intent `{name}` names unknown plane `{}`", plane.get_ref()),
+                    );
+                }
+                found
+            }
+        };
+        let mut scopes = BTreeSet::new();
+        if let Some(plane) = plane
+            && let Some(scope) = &self.planes[plane.index()].scope
+        {
+            scopes.insert(scope.clone());
+        }
+        if let Some(scope) = &raw.scope {
+            if self.settings.scopes.contains(scope.get_ref()) {
+                scopes.insert(scope.get_ref().clone());
+            } else {
+                report.at(
+                    &scope.span(),
+                    format!(
+                        "intent `{name}` needs unknown scope `{}`: declare it in registry.scopes",
+                        scope.get_ref()
+                    ),
+                );
+            }
+        }
+        let columns = self.columns(name, raw, spanned, report);
+        let suppression = self.suppression(name, raw, spanned, plane, &columns, report);
+        let sql = match &raw.sql {
+            None => {
+                report.at(&spanned.span(), format!("intent `{name}` needs `sql`"));
+                String::new()
+            }
+            Some(sql) => {
+                let kinds: Vec<ParamKind> = params.iter().map(|p| p.kind).collect();
+                if params.len() == raw.params.len() {
+                    self.guard(name, sql, &kinds, report);
+                }
+                sql.get_ref().clone()
+            }
+        };
+        QueryIntent {
+            plane: plane.unwrap_or(PlaneId(0)),
+            scopes: scopes.into_iter().collect(),
+            sql,
+            columns,
+            suppression,
+        }
+    }
+
+    fn guard(
+        &self,
+        name: &str,
+        sql: &Spanned<String>,
+        kinds: &[ParamKind],
+        report: &mut Report<'_>,
+    ) {
+        let violations = guard::check_sql(sql.get_ref(), &self.settings.allowed_schemas, kinds);
+        if violations.is_empty() {
+            return;
+        }
+        // Where the string's content starts in the file: after the quotes, and after the
+        // newline that directly follows `"""` or `'''` (TOML trims it).
+        let span = sql.span();
+        let (line, column) = report.lines.locate(span.start);
+        let raw_text = report.lines.text.get(span.clone()).unwrap_or("");
+        let (open, skip_newline) = if raw_text.starts_with("\"\"\"") || raw_text.starts_with("'''")
+        {
+            (3, raw_text[3..].starts_with('\n') || raw_text[3..].starts_with("\r\n"))
+        } else {
+            (1, false)
+        };
+        for violation in violations {
+            let message = format!("intent `{name}`: SQL rejected: {}", violation.message);
+            match violation.location {
+                Some((sql_line, sql_column)) if sql_line >= 1 => {
+                    let (file_line, file_column) = if skip_newline {
+                        (line + sql_line, sql_column)
+                    } else if sql_line == 1 {
+                        (line, column + open + sql_column.saturating_sub(1))
+                    } else {
+                        (line + sql_line - 1, sql_column)
+                    };
+                    report.at_line_col(file_line, file_column.max(1), message);
+                }
+                _ => report.at(&span, message),
+            }
+        }
+    }
+
+    fn columns(
+        &self,
+        name: &str,
+        raw: &RawIntent,
+        spanned: &Spanned<RawIntent>,
+        report: &mut Report<'_>,
+    ) -> Vec<Column> {
+        let Some(raw_columns) = &raw.columns else {
+            report.at(&spanned.span(), format!("intent `{name}` needs `columns`"));
+            return Vec::new();
+        };
+        if raw_columns.is_empty() {
+            report.at(&spanned.span(), format!("intent `{name}` has no columns"));
+        }
+        let mut columns: Vec<Column> = Vec::new();
+        for column in raw_columns {
+            let column_ref = column.get_ref();
+            check_name(report, "column", &column_ref.name);
+            if columns.iter().any(|c| &c.name == column_ref.name.get_ref()) {
+                report.at(
+                    &column_ref.name.span(),
+                    format!("intent `{name}` has column `{}` twice", column_ref.name.get_ref()),
+                );
+            }
+            let ty = ColumnType::from_name(column_ref.ty.get_ref()).unwrap_or_else(|| {
+                let known: Vec<&str> = ColumnType::ALL.iter().map(|t| t.as_str()).collect();
+                report.at(
+                    &column_ref.ty.span(),
+                    format!(
+                        "unknown column type `{}`: expected one of {}",
+                        column_ref.ty.get_ref(),
+                        known.join(", ")
+                    ),
+                );
+                ColumnType::Text
+            });
+            let provides = column_ref.provides.as_ref().and_then(|provides| {
+                let Some(&param) = self.param_ids.get(provides.get_ref().as_str()) else {
+                    report.at(
+                        &provides.span(),
+                        format!(
+                            "column `{}` provides undeclared param `{}`",
+                            column_ref.name.get_ref(),
+                            provides.get_ref()
+                        ),
+                    );
+                    return None;
+                };
+                let kind = self.params[param.index()].kind;
+                if !ty.can_provide(kind) {
+                    report.at(
+                        &provides.span(),
+                        format!(
+                            "column `{}` of type {ty} cannot provide param `{}` of kind {kind}",
+                            column_ref.name.get_ref(),
+                            provides.get_ref()
+                        ),
+                    );
+                }
+                Some(param)
+            });
+            columns.push(Column { name: column_ref.name.get_ref().clone(), ty, provides });
+        }
+        columns
+    }
+
+    fn suppression(
+        &self,
+        name: &str,
+        raw: &RawIntent,
+        spanned: &Spanned<RawIntent>,
+        plane: Option<PlaneId>,
+        columns: &[Column],
+        report: &mut Report<'_>,
+    ) -> Option<Suppression> {
+        let counts = plane.is_some_and(|plane| self.planes[plane.index()].counts);
+        let Some(raw_suppression) = &raw.suppression else {
+            if counts {
+                report.at(
+                    &spanned.span(),
+                    format!("count intent `{name}` needs a `suppression` spec"),
+                );
+            }
+            return None;
+        };
+        if !counts {
+            report.at(
+                &raw_suppression.span(),
+                format!("intent `{name}` has a `suppression` spec but its plane does not count"),
+            );
+        }
+        let spec = raw_suppression.get_ref();
+        let mut count_columns = Vec::new();
+        if spec.count_columns.is_empty() {
+            report.at(
+                &raw_suppression.span(),
+                format!("intent `{name}`: suppression names no count column"),
+            );
+        }
+        for column in &spec.count_columns {
+            match columns.iter().position(|c| &c.name == column.get_ref()) {
+                None => report.at(
+                    &column.span(),
+                    format!("intent `{name}`: unknown count column `{}`", column.get_ref()),
+                ),
+                Some(index) if columns[index].ty != ColumnType::Int => {
+                    report.at(
+                        &column.span(),
+                        format!(
+                            "intent `{name}`: count column `{}` must have type int",
+                            column.get_ref()
+                        ),
+                    );
+                }
+                Some(index) if count_columns.contains(&index) => {
+                    report.at(
+                        &column.span(),
+                        format!(
+                            "intent `{name}`: count column `{}` listed twice",
+                            column.get_ref()
+                        ),
+                    );
+                }
+                Some(index) => count_columns.push(index),
+            }
+        }
+        let k = match &spec.k {
+            None => self.settings.default_k,
+            Some(k) => match u32::try_from(*k.get_ref()) {
+                Ok(k) if k >= 2 => k,
+                _ => {
+                    report.at(
+                        &k.span(),
+                        format!("intent `{name}`: k must be at least 2, found {}", k.get_ref()),
+                    );
+                    self.settings.default_k
+                }
+            },
+        };
+        Some(Suppression { count_columns, k })
+    }
+
+    fn composite(
+        &self,
+        name: &str,
+        raw: &RawIntent,
+        spanned: &Spanned<RawIntent>,
+        report: &mut Report<'_>,
+    ) -> Composite {
+        for (present, key) in [
+            (raw.plane.is_some(), "plane"),
+            (raw.scope.is_some(), "scope"),
+            (raw.sql.is_some(), "sql"),
+            (raw.columns.is_some(), "columns"),
+            (raw.suppression.is_some(), "suppression"),
+        ] {
+            if present {
+                report
+                    .at(&spanned.span(), format!("composite intent `{name}` may not have `{key}`"));
+            }
+        }
+        let raw_members = raw.members.as_deref().unwrap_or_default();
+        if raw_members.len() < 2 {
+            report.at(
+                &spanned.span(),
+                format!("composite intent `{name}` needs at least two members"),
+            );
+        }
+        let mut members = Vec::new();
+        for member in raw_members {
+            match self.by_name.get(member.get_ref()) {
+                None => report.at(
+                    &member.span(),
+                    format!("composite `{name}` names unknown member `{}`", member.get_ref()),
+                ),
+                Some(&id) if members.contains(&id) => {
+                    report.at(
+                        &member.span(),
+                        format!("composite `{name}` lists member `{}` twice", member.get_ref()),
+                    );
+                }
+                Some(&id) => members.push(id),
+            }
+        }
+        let mut edges = Vec::new();
+        for raw_edge in raw.edges.as_deref().unwrap_or_default() {
+            if let Some(edge) = self.composite_edge(name, &members, raw_edge, report) {
+                if edges.iter().any(|e: &CompositeEdge| e.to == edge.to && e.param == edge.param) {
+                    report.at(
+                        &raw_edge.span(),
+                        format!("composite `{name}` binds one param of one member twice"),
+                    );
+                } else {
+                    edges.push(edge);
+                }
+            }
+        }
+        Composite { members, edges }
+    }
+
+    fn composite_edge(
+        &self,
+        name: &str,
+        members: &[IntentId],
+        edge: &Spanned<crate::file::RawEdge>,
+        report: &mut Report<'_>,
+    ) -> Option<CompositeEdge> {
+        let e = edge.get_ref();
+        let mut member = |field: &Spanned<String>| {
+            let id = self.by_name.get(field.get_ref()).copied().filter(|id| members.contains(id));
+            if id.is_none() {
+                report.at(
+                    &field.span(),
+                    format!("composite `{name}`: edge names `{}`, not a member", field.get_ref()),
+                );
+            }
+            id
+        };
+        let from = member(&e.from);
+        let to = member(&e.to);
+        let (from, to) = (from?, to?);
+        if from == to {
+            report.at(
+                &edge.span(),
+                format!("composite `{name}`: an edge may not loop on one member"),
+            );
+            return None;
+        }
+        let from_raw = self.raw.intent[from.index()].get_ref();
+        let to_raw = self.raw.intent[to.index()].get_ref();
+        if from_raw.members.is_some() || to_raw.members.is_some() {
+            report.at(
+                &edge.span(),
+                format!("composite `{name}`: edges join query intents, not composites"),
+            );
+            return None;
+        }
+        let Some(&param) = self.param_ids.get(e.param.get_ref().as_str()) else {
+            report.at(
+                &e.param.span(),
+                format!("composite `{name}`: edge binds undeclared param `{}`", e.param.get_ref()),
+            );
+            return None;
+        };
+        let columns = from_raw.columns.as_deref().unwrap_or_default();
+        let Some(column) =
+            columns.iter().position(|c| c.get_ref().name.get_ref() == e.column.get_ref())
+        else {
+            report.at(
+                &e.column.span(),
+                format!(
+                    "composite `{name}`: `{}` has no column `{}`",
+                    e.from.get_ref(),
+                    e.column.get_ref()
+                ),
+            );
+            return None;
+        };
+        let provides = columns[column].get_ref().provides.as_ref().map(|p| p.get_ref().as_str());
+        if provides != Some(e.param.get_ref().as_str()) {
+            report.at(
+                &e.column.span(),
+                format!(
+                    "composite `{name}`: column `{}.{}` does not provide `{}`",
+                    e.from.get_ref(),
+                    e.column.get_ref(),
+                    e.param.get_ref()
+                ),
+            );
+            return None;
+        }
+        if !to_raw.params.iter().any(|p| p.get_ref().name.get_ref() == e.param.get_ref()) {
+            report.at(
+                &e.to.span(),
+                format!(
+                    "composite `{name}`: `{}` has no param `{}`",
+                    e.to.get_ref(),
+                    e.param.get_ref()
+                ),
+            );
+            return None;
+        }
+        Some(CompositeEdge { from, column, to, param })
+    }
+}
+
+/// A composite's params must each be a param of some member (or of a member's members).
+fn check_composite_params(intents: &mut [Intent], raw: &RawFile, report: &mut Report<'_>) {
+    for index in 0..intents.len() {
+        let Some(composite) = intents[index].composite() else { continue };
+        let mut reachable = BTreeSet::new();
+        let mut stack: Vec<IntentId> = composite.members.clone();
+        let mut seen = BTreeSet::new();
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let member = &intents[id.index()];
+            reachable.extend(member.params.iter().map(|p| p.param));
+            if let Some(inner) = member.composite() {
+                stack.extend(inner.members.iter().copied());
+            }
+        }
+        for (position, param) in intents[index].params.iter().enumerate() {
+            if !reachable.contains(&param.param) {
+                let entry = &raw.intent[index].get_ref().params[position];
+                report.at(
+                    &entry.span(),
+                    format!(
+                        "composite `{}`: param `{}` is not a param of any member",
+                        intents[index].name,
+                        entry.get_ref().name.get_ref()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Composites may contain composites, but never themselves, directly or not.
+fn check_composite_cycles(intents: &[Intent], raw: &RawFile, report: &mut Report<'_>) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Open,
+        Done,
+    }
+    fn visit(id: IntentId, intents: &[Intent], marks: &mut [Mark]) -> bool {
+        match marks[id.index()] {
+            Mark::Open => return true,
+            Mark::Done => return false,
+            Mark::New => {}
+        }
+        marks[id.index()] = Mark::Open;
+        let mut cycle = false;
+        if let Some(composite) = intents[id.index()].composite() {
+            for &member in &composite.members {
+                cycle |= visit(member, intents, marks);
+            }
+        }
+        marks[id.index()] = Mark::Done;
+        cycle
+    }
+    for intent in intents {
+        if intent.composite().is_none() {
+            continue;
+        }
+        let mut marks = vec![Mark::New; intents.len()];
+        if visit(intent.id, intents, &mut marks) {
+            report.at(
+                &raw.intent[intent.id.index()].get_ref().name.span(),
+                format!("composite `{}` contains itself through its members", intent.name),
+            );
+        }
+    }
+}
+
+/// A default written in the file, checked against its param's kind.
+fn default_value(param: &Param, value: &toml::Value) -> std::result::Result<Value, String> {
+    let text_in = |text: &str| -> std::result::Result<Value, String> {
+        if !param.values.is_empty() && !param.values.iter().any(|v| v == text) {
+            return Err(format!("`{text}` is not among the values {:?}", param.values));
+        }
+        Ok(Value::Text(text.to_owned()))
+    };
+    match (param.kind, value) {
+        (ParamKind::Months, toml::Value::Integer(n)) => Ok(Value::Int(*n)),
+        (ParamKind::Months, _) => Err("expected an integer".to_owned()),
+        (ParamKind::Compartments, toml::Value::Array(items)) => {
+            let mut list = Vec::new();
+            for item in items {
+                let toml::Value::String(text) = item else {
+                    return Err("expected an array of strings".to_owned());
+                };
+                text_in(text)?;
+                list.push(text.clone());
+            }
+            list.sort();
+            list.dedup();
+            Ok(Value::List(list))
+        }
+        (ParamKind::Compartments, _) => Err("expected an array of strings".to_owned()),
+        (_, toml::Value::String(text)) => text_in(text),
+        (_, _) => Err("expected a string".to_owned()),
+    }
+}

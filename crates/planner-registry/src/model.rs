@@ -1,0 +1,400 @@
+//! The frozen registry: settings, planes, params and intents, addressed by validated ids.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::value::{ParamKind, Value};
+
+/// A loaded, validated registry. Frozen: cloning shares one allocation, and nothing in it can
+/// change after [`Registry::from_toml`] returned it.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner {
+    pub(crate) settings: Settings,
+    pub(crate) planes: Vec<Plane>,
+    pub(crate) params: Vec<Param>,
+    pub(crate) intents: Vec<Intent>,
+    pub(crate) by_name: BTreeMap<String, IntentId>,
+    pub(crate) param_by_kind: BTreeMap<ParamKind, ParamId>,
+}
+
+/// The id of an intent in one registry: its position in declaration order. Only a registry
+/// makes one, so an id always names an intent of the registry that issued it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IntentId(pub(crate) u32);
+
+/// The id of a declared param: its position in the `[params]` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ParamId(pub(crate) u16);
+
+/// The id of a declared plane: its position in the `[planes]` table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PlaneId(pub(crate) u16);
+
+/// Registry-wide settings (`[registry]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The most nodes a plan may have.
+    pub node_cap: usize,
+    /// The suppression threshold of count intents that do not set their own.
+    pub default_k: u32,
+    /// The schemas SQL may name, lower case.
+    pub allowed_schemas: Vec<String>,
+    /// The scope names intents and planes may require.
+    pub scopes: Vec<String>,
+}
+
+/// How the intents of a plane run (`[planes]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plane {
+    /// The plane's name.
+    pub name: String,
+    /// Rows belong to a tenant: run in a tenant transaction with row-level security.
+    pub tenant: bool,
+    /// Counts only: each intent has a suppression spec and runs through the suppressing executor.
+    pub counts: bool,
+    /// The scope every intent of the plane needs.
+    pub scope: Option<String>,
+}
+
+/// A declared param (`[params]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// The param's name, as in `args` and edges.
+    pub name: String,
+    /// Its kind: the extractor that produces it and its SQL type.
+    pub kind: ParamKind,
+    /// The allowed canonical values of an enum kind; empty for the others.
+    pub values: Vec<String>,
+}
+
+/// One intent (`[[intent]]`), query or composite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Intent {
+    /// The intent's id in its registry.
+    pub id: IntentId,
+    /// The unique name.
+    pub name: String,
+    /// One sentence for people and proposers.
+    pub description: String,
+    /// Words that point at this intent.
+    pub keywords: Vec<String>,
+    /// The params, in placeholder order (entry `n - 1` binds `$n`).
+    pub params: Vec<IntentParam>,
+    /// What the intent is: a guarded query or a fixed sub-plan.
+    pub body: IntentBody,
+}
+
+/// What an intent is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IntentBody {
+    /// One guarded SQL query.
+    Query(QueryIntent),
+    /// A fixed sub-plan of other intents.
+    Composite(Composite),
+}
+
+/// A query intent's definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryIntent {
+    /// The plane it runs on.
+    pub plane: PlaneId,
+    /// The scopes it needs: its plane's and its own, sorted, without repeats.
+    pub scopes: Vec<String>,
+    /// The SQL text, with `$1..$n` placeholders, as written in the file.
+    pub sql: String,
+    /// The output columns, in `SELECT` order.
+    pub columns: Vec<Column>,
+    /// The suppression spec; present exactly when the plane counts.
+    pub suppression: Option<Suppression>,
+}
+
+/// A composite intent's fixed sub-plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Composite {
+    /// The member intents, as declared.
+    pub members: Vec<IntentId>,
+    /// The edges between members.
+    pub edges: Vec<CompositeEdge>,
+}
+
+/// A declared edge of a composite: `from`'s output `column` binds `to`'s `param`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompositeEdge {
+    /// The providing member.
+    pub from: IntentId,
+    /// The index of the providing column in `from`'s columns.
+    pub column: usize,
+    /// The receiving member.
+    pub to: IntentId,
+    /// The bound param.
+    pub param: ParamId,
+}
+
+/// An intent's use of a declared param.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IntentParam {
+    /// The declared param.
+    pub param: ParamId,
+    /// The param's kind (copied from the declaration).
+    pub kind: ParamKind,
+    /// Required, or optional with a default.
+    pub requirement: Requirement,
+}
+
+/// Whether a param must be supplied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Requirement {
+    /// The intent cannot run without it.
+    Required,
+    /// The default applies when the param is not available.
+    Optional {
+        /// The canonical default value.
+        default: Value,
+        /// The inclusive range a bound integer value is clamped into.
+        range: Option<(i64, i64)>,
+    },
+}
+
+/// An output column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Column {
+    /// The column's name, as the SQL returns it.
+    pub name: String,
+    /// Its type.
+    pub ty: ColumnType,
+    /// The param its values can bind in other intents.
+    pub provides: Option<ParamId>,
+}
+
+/// The closed set of output column types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ColumnType {
+    /// `text`.
+    Text,
+    /// `int`: a 64-bit integer.
+    Int,
+    /// `decimal`: an exact number.
+    Decimal,
+    /// `date`.
+    Date,
+    /// `timestamp`.
+    Timestamp,
+    /// `bool`.
+    Bool,
+    /// `uuid`.
+    Uuid,
+    /// `text_list`: an array of text.
+    TextList,
+}
+
+/// A count intent's suppression spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suppression {
+    /// Indexes of the count columns in the intent's columns.
+    pub count_columns: Vec<usize>,
+    /// Counts from 1 to `k - 1` are suppressed.
+    pub k: u32,
+}
+
+impl IntentId {
+    /// The position in declaration order.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl ParamId {
+    /// The position in the `[params]` table.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl PlaneId {
+    /// The position in the `[planes]` table.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl ColumnType {
+    /// Every type, in declaration order.
+    pub const ALL: [ColumnType; 8] = [
+        ColumnType::Text,
+        ColumnType::Int,
+        ColumnType::Decimal,
+        ColumnType::Date,
+        ColumnType::Timestamp,
+        ColumnType::Bool,
+        ColumnType::Uuid,
+        ColumnType::TextList,
+    ];
+
+    /// The type's name as written in registry files.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ColumnType::Text => "text",
+            ColumnType::Int => "int",
+            ColumnType::Decimal => "decimal",
+            ColumnType::Date => "date",
+            ColumnType::Timestamp => "timestamp",
+            ColumnType::Bool => "bool",
+            ColumnType::Uuid => "uuid",
+            ColumnType::TextList => "text_list",
+        }
+    }
+
+    /// Parses a type name as written in registry files.
+    pub fn from_name(name: &str) -> Option<ColumnType> {
+        ColumnType::ALL.into_iter().find(|ty| ty.as_str() == name)
+    }
+
+    /// Whether a column of this type can provide a param of `kind`.
+    pub const fn can_provide(self, kind: ParamKind) -> bool {
+        match kind {
+            ParamKind::Agency | ParamKind::Naics | ParamKind::Clearance | ParamKind::Uei => {
+                matches!(self, ColumnType::Text)
+            }
+            ParamKind::Uuid => matches!(self, ColumnType::Uuid | ColumnType::Text),
+            ParamKind::Months => matches!(self, ColumnType::Int),
+            ParamKind::Compartments => matches!(self, ColumnType::TextList),
+        }
+    }
+}
+
+impl fmt::Display for ColumnType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Registry {
+    pub(crate) fn from_inner(inner: Inner) -> Registry {
+        Registry { inner: Arc::new(inner) }
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.inner.settings
+    }
+
+    /// The most nodes a plan may have.
+    pub fn node_cap(&self) -> usize {
+        self.inner.settings.node_cap
+    }
+
+    /// The id of the intent with this exact name. This is the one place a raw name becomes an
+    /// id: call it at the boundary.
+    pub fn intent_id(&self, name: &str) -> Option<IntentId> {
+        self.inner.by_name.get(name).copied()
+    }
+
+    /// The intent with this id.
+    pub fn intent(&self, id: IntentId) -> &Intent {
+        &self.inner.intents[id.index()]
+    }
+
+    /// Every intent, in declaration order.
+    pub fn intents(&self) -> &[Intent] {
+        &self.inner.intents
+    }
+
+    /// The number of intents.
+    pub fn len(&self) -> usize {
+        self.inner.intents.len()
+    }
+
+    /// Whether the registry has no intent.
+    pub fn is_empty(&self) -> bool {
+        self.inner.intents.is_empty()
+    }
+
+    /// The declared param with this id.
+    pub fn param(&self, id: ParamId) -> &Param {
+        &self.inner.params[id.index()]
+    }
+
+    /// Every declared param, in declaration order.
+    pub fn params(&self) -> &[Param] {
+        &self.inner.params
+    }
+
+    /// The param declared with this kind, if any (each kind has at most one).
+    pub fn param_of_kind(&self, kind: ParamKind) -> Option<ParamId> {
+        self.inner.param_by_kind.get(&kind).copied()
+    }
+
+    /// The id of the param with this exact name.
+    pub fn param_id(&self, name: &str) -> Option<ParamId> {
+        self.inner
+            .params
+            .iter()
+            .position(|param| param.name == name)
+            .and_then(|index| u16::try_from(index).ok())
+            .map(ParamId)
+    }
+
+    /// The plane with this id.
+    pub fn plane(&self, id: PlaneId) -> &Plane {
+        &self.inner.planes[id.index()]
+    }
+
+    /// Every declared plane, in declaration order.
+    pub fn planes(&self) -> &[Plane] {
+        &self.inner.planes
+    }
+
+    /// Whether two handles share the same frozen registry.
+    pub fn ptr_eq(&self, other: &Registry) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Intent {
+    /// Whether this is a composite intent.
+    pub fn is_composite(&self) -> bool {
+        matches!(self.body, IntentBody::Composite(_))
+    }
+
+    /// The query definition, for a query intent.
+    pub fn query(&self) -> Option<&QueryIntent> {
+        match &self.body {
+            IntentBody::Query(query) => Some(query),
+            IntentBody::Composite(_) => None,
+        }
+    }
+
+    /// The sub-plan, for a composite intent.
+    pub fn composite(&self) -> Option<&Composite> {
+        match &self.body {
+            IntentBody::Query(_) => None,
+            IntentBody::Composite(composite) => Some(composite),
+        }
+    }
+
+    /// The output columns (none for a composite).
+    pub fn columns(&self) -> &[Column] {
+        self.query().map_or(&[], |query| query.columns.as_slice())
+    }
+
+    /// The scopes a query intent needs (none for a composite: its members carry theirs).
+    pub fn scopes(&self) -> &[String] {
+        self.query().map_or(&[], |query| query.scopes.as_slice())
+    }
+
+    /// The intent's use of `param`, if it has that param.
+    pub fn param(&self, param: ParamId) -> Option<&IntentParam> {
+        self.params.iter().find(|p| p.param == param)
+    }
+
+    /// The intent's use of the param of `kind`, if it has one.
+    pub fn param_of_kind(&self, kind: ParamKind) -> Option<&IntentParam> {
+        self.params.iter().find(|p| p.kind == kind)
+    }
+}
