@@ -171,7 +171,18 @@ fn validate(raw: &RawFile, report: &mut Report<'_>) -> Option<Inner> {
     check_composite_params(&mut intents, raw, report);
     check_composite_cycles(&intents, raw, report);
 
-    Some(Inner { settings, planes, params, intents, by_name, param_by_kind })
+    let mut providers = vec![Vec::new(); params.len()];
+    for intent in &intents {
+        for column in intent.columns() {
+            if let Some(param) = column.provides
+                && let Some(list) = providers.get_mut(param.index())
+                && list.last() != Some(&intent.id)
+            {
+                list.push(intent.id);
+            }
+        }
+    }
+    Some(Inner { settings, planes, params, intents, by_name, param_by_kind, providers })
 }
 
 fn validate_settings(raw: &RawFile, report: &mut Report<'_>) -> Option<Settings> {

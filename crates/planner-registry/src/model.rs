@@ -21,6 +21,8 @@ pub(crate) struct Inner {
     pub(crate) intents: Vec<Intent>,
     pub(crate) by_name: BTreeMap<String, IntentId>,
     pub(crate) param_by_kind: BTreeMap<ParamKind, ParamId>,
+    /// Per param (by index): the query intents with a column that provides it, in order.
+    pub(crate) providers: Vec<Vec<IntentId>>,
 }
 
 /// The id of an intent in one registry: its position in declaration order. Only a registry
@@ -350,6 +352,11 @@ impl Registry {
         &self.inner.planes
     }
 
+    /// The query intents with an output column that provides `param`, in registry order.
+    pub fn providers_of(&self, param: ParamId) -> &[IntentId] {
+        self.inner.providers.get(param.index()).map_or(&[], Vec::as_slice)
+    }
+
     /// Whether two handles share the same frozen registry.
     pub fn ptr_eq(&self, other: &Registry) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
@@ -391,6 +398,11 @@ impl Intent {
     /// The intent's use of `param`, if it has that param.
     pub fn param(&self, param: ParamId) -> Option<&IntentParam> {
         self.params.iter().find(|p| p.param == param)
+    }
+
+    /// The index of the first output column that provides `param`.
+    pub fn providing_column(&self, param: ParamId) -> Option<usize> {
+        self.columns().iter().position(|column| column.provides == Some(param))
     }
 
     /// The intent's use of the param of `kind`, if it has one.

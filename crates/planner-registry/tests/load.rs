@@ -1,20 +1,47 @@
-//! Loading registry files: the test reference registry loads, and broken files report every
-//! problem with its line and column.
+//! Loading registry files: the test reference registry and the documented example load, and
+//! broken files report every problem at once with its line and column.
 
-use planner_registry::{IntentBody, ParamKind, Registry, Requirement, Value};
+use planner_registry::{ColumnType, IntentBody, ParamKind, Registry, Requirement, Value};
 
 const REFERENCE: &str = include_str!("../../../fixtures/registry/test-reference.toml");
+const CRATE_DOC: &str = include_str!("../src/lib.rs");
 
-fn reference() -> Registry {
-    match Registry::from_toml(REFERENCE, "test-reference.toml") {
+fn load(text: &str) -> Registry {
+    match Registry::from_toml(text, "test.toml") {
         Ok(registry) => registry,
         Err(err) => panic!("{err}"),
     }
 }
 
+/// The problems of a file that must not load, as `line:column: message`.
+#[track_caller]
+fn problems(text: &str) -> String {
+    match Registry::from_toml(text, "broken.toml") {
+        Ok(_) => panic!("the file loaded"),
+        Err(err) => err.located().join("\n"),
+    }
+}
+
+const HEADER: &str = r#"[registry]
+node_cap = 6
+default_k = 11
+allowed_schemas = ["market", "tenant"]
+scopes = ["bench"]
+
+[planes]
+market = { tenant = false }
+bench = { tenant = true, counts = true, scope = "bench" }
+
+[params]
+agency = { kind = "agency" }
+uei = { kind = "uei" }
+window_months = { kind = "months" }
+requirement_id = { kind = "uuid" }
+"#;
+
 #[test]
 fn reference_registry_loads_in_declaration_order() {
-    let registry = reference();
+    let registry = load(REFERENCE);
     let names: Vec<&str> = registry.intents().iter().map(|i| i.name.as_str()).collect();
     assert_eq!(names.len(), 16);
     assert_eq!(names[0], "agency_naics_spend");
@@ -24,5 +51,216 @@ fn reference_registry_loads_in_declaration_order() {
         assert_eq!(registry.intent_id(&intent.name), Some(intent.id));
     }
     assert_eq!(registry.intent_id("drop_table"), None);
+    assert_eq!(registry.intent_id("Top_Incumbents"), None);
     assert_eq!(registry.node_cap(), 6);
+    assert_eq!(registry.settings().default_k, 11);
+}
+
+#[test]
+fn reference_registry_has_typed_params_columns_and_composites() {
+    let registry = load(REFERENCE);
+    let Some(top) = registry.intent_id("top_incumbents") else { panic!("no top_incumbents") };
+    let top = registry.intent(top);
+    let kinds: Vec<ParamKind> = top.params.iter().map(|p| p.kind).collect();
+    assert_eq!(kinds, [ParamKind::Agency, ParamKind::Naics, ParamKind::Months]);
+    assert_eq!(
+        top.params[2].requirement,
+        Requirement::Optional { default: Value::Int(36), range: Some((1, 120)) }
+    );
+    assert_eq!(top.params[0].requirement, Requirement::Required);
+
+    let Some(uei) = registry.param_of_kind(ParamKind::Uei) else { panic!("no uei param") };
+    let providers: Vec<&str> =
+        registry.providers_of(uei).iter().map(|&id| registry.intent(id).name.as_str()).collect();
+    assert_eq!(providers, ["top_incumbents", "requirement_incumbent"]);
+
+    let Some(bench) = registry.intent_id("bench_clearance_counts") else {
+        panic!("no bench intent")
+    };
+    let bench = registry.intent(bench);
+    assert_eq!(bench.scopes(), ["bench".to_owned()]);
+    let Some(query) = bench.query() else { panic!("not a query") };
+    assert!(registry.plane(query.plane).counts);
+    assert_eq!(
+        query.suppression.as_ref().map(|s| (s.count_columns.clone(), s.k)),
+        Some((vec![1], 11))
+    );
+    assert_eq!(query.columns[1].ty, ColumnType::Int);
+
+    let Some(picture) = registry.intent_id("capture_picture") else { panic!("no composite") };
+    let IntentBody::Composite(composite) = &registry.intent(picture).body else {
+        panic!("not composite")
+    };
+    assert_eq!(composite.members.len(), 4);
+    assert_eq!(composite.edges.len(), 2);
+    assert!(registry.intent(picture).scopes().is_empty());
+}
+
+#[test]
+fn the_documented_example_loads() {
+    let start = CRATE_DOC.find("//! ```toml\n").map(|at| at + "//! ```toml\n".len());
+    let Some(start) = start else { panic!("no example in the crate doc") };
+    let Some(length) = CRATE_DOC[start..].find("//! ```\n") else { panic!("unclosed example") };
+    let example: String = CRATE_DOC[start..start + length]
+        .lines()
+        .map(|line| line.strip_prefix("//! ").or_else(|| line.strip_prefix("//!")).unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let registry = load(&example);
+    assert_eq!(registry.len(), 4);
+    assert!(registry.intent(registry.intents()[3].id).is_composite());
+}
+
+#[test]
+fn a_frozen_registry_is_shared() {
+    let registry = load(REFERENCE);
+    let shared = registry.clone();
+    assert!(shared.ptr_eq(&registry));
+}
+
+#[test]
+fn syntax_errors_have_a_place() {
+    let text = format!("{HEADER}\n[[intent]]\nname = \"x\"\ndescription = 3\n");
+    assert_eq!(problems(&text), "broken.toml:19:15: invalid type: integer `3`, expected a string");
+}
+
+#[test]
+fn every_problem_is_reported_at_once() {
+    let text = format!(
+        r#"{HEADER}
+odd = {{ kind = "colour" }}
+
+[[intent]]
+name = "Bad-Name"
+description = "x"
+plane = "market"
+params = [{{ name = "agency" }}, {{ name = "nope" }}]
+sql = "SELECT a.piid FROM market.awards AS a WHERE a.agency = $1::text"
+columns = [{{ name = "piid", type = "text" }}, {{ name = "uei", type = "int", provides = "uei" }}]
+
+[[intent]]
+name = "counts_without_spec"
+description = "Counts without a suppression spec."
+plane = "bench"
+params = [{{ name = "window_months", default = 200, min = 1, max = 24 }}]
+sql = "SELECT count(*) AS n FROM tenant.candidates AS c WHERE c.months <= $1::text"
+columns = [{{ name = "n", type = "money" }}]
+
+[[intent]]
+name = "counts_without_spec"
+description = "A duplicate name."
+plane = "nowhere"
+params = [{{ name = "uei" }}]
+sql = """
+SELECT v.name
+FROM eeo.applicants AS v
+WHERE v.uei = $1::text; DELETE FROM market.awards"""
+columns = [{{ name = "name", type = "text" }}]
+
+[[intent]]
+name = "loop_a"
+description = "A composite in a cycle."
+members = ["loop_b", "ghost"]
+
+[[intent]]
+name = "loop_b"
+description = "The other half of the cycle."
+members = ["loop_a", "counts_without_spec"]
+"#
+    );
+    let report = problems(&text);
+    let expected = "\
+broken.toml:17:16: unknown kind `colour` for param `odd`: expected one of agency, naics, uuid, clearance, compartments, uei, months
+broken.toml:20:8: malformed intent name `Bad-Name`: expected [a-z][a-z0-9_]*, at most 64 bytes
+broken.toml:23:41: intent `Bad-Name` uses undeclared param `nope`
+broken.toml:25:87: column `uei` of type int cannot provide param `uei` of kind uei
+broken.toml:27:1: count intent `counts_without_spec` needs a `suppression` spec
+broken.toml:31:47: intent `counts_without_spec`: default 200 of `window_months` lies outside [1, 24]
+broken.toml:32:7: intent `counts_without_spec`: SQL rejected: placeholder $1 is cast to `text` but its param is of kind months (expected int or integer or int4 or bigint or int8)
+broken.toml:33:33: unknown column type `money`: expected one of text, int, decimal, date, timestamp, bool, uuid, text_list
+broken.toml:36:8: duplicate intent name `counts_without_spec`
+broken.toml:38:9: intent `counts_without_spec` names unknown plane `nowhere`
+broken.toml:40:7: intent `counts_without_spec`: SQL rejected: expected exactly one statement, found 2
+broken.toml:42:6: intent `counts_without_spec`: SQL rejected: names the `eeo` schema, which is never reachable
+broken.toml:47:8: composite `loop_a` contains itself through its members
+broken.toml:49:22: composite `loop_a` names unknown member `ghost`
+broken.toml:52:8: composite `loop_b` contains itself through its members";
+    assert_eq!(report, expected);
+}
+
+#[test]
+fn placeholders_must_match_the_params_in_number() {
+    let intent = |params: &str, sql: &str| {
+        format!(
+            "{HEADER}\n[[intent]]\nname = \"x\"\ndescription = \"x\"\nplane = \"market\"\nparams = [{params}]\nsql = \"{sql}\"\ncolumns = [{{ name = \"piid\", type = \"text\" }}]\n"
+        )
+    };
+    let too_few = intent(
+        r#"{ name = "agency" }, { name = "uei" }"#,
+        "SELECT a.piid FROM market.awards AS a WHERE a.agency = $1::text",
+    );
+    assert!(
+        problems(&too_few).contains("param 2 (uei) has no placeholder $2"),
+        "{}",
+        problems(&too_few)
+    );
+    let too_many = intent(
+        r#"{ name = "agency" }"#,
+        "SELECT a.piid FROM market.awards AS a WHERE a.agency = $1::text AND a.uei = $2::text",
+    );
+    assert!(problems(&too_many).contains("placeholder $2 has no param"), "{}", problems(&too_many));
+    let fine = intent(
+        r#"{ name = "agency" }, { name = "requirement_id" }"#,
+        "SELECT a.piid FROM market.awards AS a WHERE a.agency = $1::text AND a.id = $2::uuid",
+    );
+    assert_eq!(load(&fine).len(), 1);
+}
+
+#[test]
+fn each_kind_has_at_most_one_param() {
+    let text = HEADER.replace(
+        "uei = { kind = \"uei\" }",
+        "uei = { kind = \"uei\" }\nvendor = { kind = \"uei\" }",
+    );
+    assert!(
+        problems(&text).contains("kind uei is already declared by another param"),
+        "{}",
+        problems(&text)
+    );
+}
+
+#[test]
+fn composites_need_members_that_exist_and_edges_that_type_check() {
+    let text = format!(
+        r#"{HEADER}
+[[intent]]
+name = "one"
+description = "One."
+plane = "market"
+sql = "SELECT a.agency, a.uei FROM market.awards AS a"
+columns = [{{ name = "agency", type = "text", provides = "agency" }}, {{ name = "uei", type = "text" }}]
+
+[[intent]]
+name = "two"
+description = "Two."
+plane = "market"
+params = [{{ name = "agency" }}]
+sql = "SELECT a.piid FROM market.awards AS a WHERE a.agency = $1::text"
+columns = [{{ name = "piid", type = "text" }}]
+
+[[intent]]
+name = "both"
+description = "Both."
+members = ["one", "two"]
+edges = [
+  {{ from = "one", column = "uei", to = "two", param = "agency" }},
+  {{ from = "one", column = "agency", to = "two", param = "uei" }},
+  {{ from = "one", column = "agency", to = "three", param = "agency" }},
+]
+"#
+    );
+    let report = problems(&text);
+    assert!(report.contains("column `one.uei` does not provide `agency`"), "{report}");
+    assert!(report.contains("column `one.agency` does not provide `uei`"), "{report}");
+    assert!(report.contains("edge names `three`, not a member"), "{report}");
 }
