@@ -191,7 +191,7 @@ impl Check<'_> {
             self.reject(ident_at(last), format!("calls denied function `{}`", last.value));
         }
         if parts.len() > 1 {
-            self.check_schema(&parts[parts.len() - 2], "function");
+            self.check_schema(parts[parts.len() - 2], "function");
         }
         if parts.len() > 2 {
             self.reject(ident_at(last), format!("function name `{name}` has too many parts"));
@@ -200,7 +200,7 @@ impl Check<'_> {
 
     fn check_schema(&mut self, schema: &Ident, what: &str) {
         let lower = schema.value.to_ascii_lowercase();
-        if is_forbidden_schema(&lower) || !self.allowed_schemas.iter().any(|s| *s == lower) {
+        if is_forbidden_schema(&lower) || !self.allowed_schemas.contains(&lower) {
             self.reject(
                 ident_at(schema),
                 format!("{what} in schema `{}`, which is not allowed", schema.value),

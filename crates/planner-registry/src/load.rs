@@ -319,10 +319,14 @@ fn validate_params(
             report.at(&param.span(), "too many params");
             continue;
         };
-        if by_kind.contains_key(&kind) {
-            report.at(&param_ref.kind.span(), format!("kind {kind} is already declared by another param: each kind has at most one param"));
-        } else {
-            by_kind.insert(kind, id);
+        match by_kind.entry(kind) {
+            std::collections::btree_map::Entry::Vacant(entry) => {
+                entry.insert(id);
+            }
+            std::collections::btree_map::Entry::Occupied(_) => report.at(
+                &param_ref.kind.span(),
+                format!("kind {kind} is already declared by another param: each kind has at most one param"),
+            ),
         }
         params.push(Param { name: name.get_ref().clone(), kind, values });
     }
