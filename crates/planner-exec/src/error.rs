@@ -1,0 +1,83 @@
+//! Errors of the guarded executors, the audit writer and key management.
+//!
+//! No variant carries SQL text, a bound value or a database message (which can quote values):
+//! at most the SQLSTATE code, a column name or a column type.
+
+/// Everything that can go wrong while running an intent or writing an audit row.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The statement ran longer than its timeout and was cancelled.
+    #[error("the query ran past its time limit and was cancelled")]
+    Timeout,
+    /// The database could not be reached, or the connection was lost.
+    #[error("the database is unavailable")]
+    Unavailable,
+    /// The guarded role may not do what the query asked (a write, the `eeo` schema, ...).
+    #[error("permission denied")]
+    PermissionDenied,
+    /// The request does not fit the query: wrong number of binds, an empty or inconsistent
+    /// count spec.
+    #[error("invalid request: {reason}")]
+    InvalidRequest {
+        /// What is wrong, in words; never a value.
+        reason: &'static str,
+    },
+    /// A result column has a type the executor does not map.
+    #[error("column `{column}` has unsupported type {sql_type}")]
+    UnsupportedColumn {
+        /// The column's name.
+        column: String,
+        /// The PostgreSQL type name.
+        sql_type: String,
+    },
+    /// A count result has a column that is neither a label nor a declared count column, or
+    /// holds an identifier.
+    #[error("count result column `{column}` is not allowed: {reason}")]
+    CountShape {
+        /// The column's name.
+        column: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+    /// Any other database failure, identified only by its SQLSTATE code.
+    #[error("database error (SQLSTATE {})", .code.as_deref().unwrap_or("none"))]
+    Database {
+        /// The SQLSTATE code, when the server sent one.
+        code: Option<String>,
+    },
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl From<sqlx::Error> for Error {
+    fn from(error: sqlx::Error) -> Self {
+        match error {
+            sqlx::Error::Database(db) => {
+                let code = db.code().map(|code| code.into_owned());
+                from_sqlstate(code)
+            }
+            sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::WorkerCrashed => Error::Unavailable,
+            _ => Error::Database { code: None },
+        }
+    }
+}
+
+fn from_sqlstate(code: Option<String>) -> Error {
+    match code.as_deref() {
+        // query_canceled: statement_timeout fired.
+        Some("57014") => Error::Timeout,
+        // insufficient_privilege; read_only_sql_transaction.
+        Some("42501" | "25006") => Error::PermissionDenied,
+        // admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections,
+        // and the whole connection_exception class.
+        Some("57P01" | "57P02" | "57P03" | "53300") => Error::Unavailable,
+        Some(code) if code.starts_with("08") => Error::Unavailable,
+        _ => Error::Database { code },
+    }
+}

@@ -1,0 +1,96 @@
+//! Tenants and API keys: keys are stored as their SHA-256, bound to a tenant and scopes; the key
+//! itself exists only in the value [`create_api_key`] returns.
+
+use sha2::{Digest as _, Sha256};
+use sqlx::postgres::PgPool;
+use uuid::Uuid;
+
+use crate::error::Result;
+use crate::exec::TenantId;
+
+/// The id of an API key (not the key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ApiKeyId(pub Uuid);
+
+/// A key just created: the only time its secret is available.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewApiKey {
+    /// The key's id, for revocation.
+    pub id: ApiKeyId,
+    /// The secret to hand to the client once: `pk_` and 64 hex digits.
+    pub secret: String,
+}
+
+/// A verified key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKey {
+    /// The key's id.
+    pub id: ApiKeyId,
+    /// The tenant it acts for.
+    pub tenant: TenantId,
+    /// Its scopes, sorted (for example `bench`).
+    pub scopes: Vec<String>,
+}
+
+/// Creates a tenant named `name` and returns its id.
+pub async fn create_tenant(pool: &PgPool, name: &str) -> Result<TenantId> {
+    let id = Uuid::new_v4();
+    sqlx::query("INSERT INTO admin.tenant (id, name) VALUES ($1, $2)")
+        .bind(id)
+        .bind(name)
+        .execute(pool)
+        .await?;
+    Ok(TenantId(id))
+}
+
+/// Creates an API key for `tenant` with `scopes`; stores only its hash.
+pub async fn create_api_key(pool: &PgPool, tenant: TenantId, scopes: &[&str]) -> Result<NewApiKey> {
+    let id = Uuid::new_v4();
+    let secret = format!("pk_{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
+    let mut scopes: Vec<&str> = scopes.to_vec();
+    scopes.sort_unstable();
+    scopes.dedup();
+    sqlx::query(
+        "INSERT INTO admin.api_key (id, tenant_id, key_hash, key_prefix, scopes) \
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(id)
+    .bind(tenant.0)
+    .bind(hash(&secret))
+    .bind(&secret[..11])
+    .bind(&scopes)
+    .execute(pool)
+    .await?;
+    Ok(NewApiKey { id: ApiKeyId(id), secret })
+}
+
+/// Looks a presented key up by its hash; `None` when it is unknown or revoked.
+pub async fn verify_api_key(pool: &PgPool, secret: &str) -> Result<Option<ApiKey>> {
+    let row: Option<(Uuid, Uuid, Vec<String>)> = sqlx::query_as(
+        "SELECT id, tenant_id, scopes FROM admin.api_key \
+         WHERE key_hash = $1 AND revoked_at IS NULL",
+    )
+    .bind(hash(secret))
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|(id, tenant, scopes)| ApiKey {
+        id: ApiKeyId(id),
+        tenant: TenantId(tenant),
+        scopes,
+    }))
+}
+
+/// Revokes a key; returns whether a live key was revoked.
+pub async fn revoke_api_key(pool: &PgPool, id: ApiKeyId) -> Result<bool> {
+    let result = sqlx::query(
+        "UPDATE admin.api_key SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL",
+    )
+    .bind(id.0)
+    .execute(pool)
+    .await?;
+    Ok(result.rows_affected() == 1)
+}
+
+fn hash(secret: &str) -> Vec<u8> {
+    Sha256::digest(secret.as_bytes()).to_vec()
+}

@@ -1,0 +1,42 @@
+//! Guarded executors on PostgreSQL for the reference domain.
+//!
+//! Every intent runs through [`execute`] in its own read-only transaction: the `planner_reader`
+//! role (SELECT on the market, graph, requirement and bench tables, nothing on `eeo`, no writes),
+//! the tenant set locally for row-level security, a statement timeout, typed binds, and a typed
+//! [`ResultTable`] back. Count intents run only with a [`Guard::Counts`] spec: counts from 1 to
+//! k-1 become suppressed cells and complementary suppression hides whatever would let one be
+//! derived from the other cells or totals of the same result. [`render_text`] and
+//! [`render_markdown`] turn a result into byte-stable text; [`write_audit`] appends the
+//! counts-only audit row; [`create_api_key`], [`verify_api_key`] and [`revoke_api_key`] manage
+//! hashed API keys.
+//!
+//! **Architecture invariants:** this crate takes its own input types ([`ExecRequest`],
+//! [`AuditRecord`]), never plan or graph types; its errors ([`Error`]) never carry SQL text or
+//! bound values; nothing it renders depends on a clock or on hash order.
+//!
+//! The schema, roles and policies are the migrations in `crates/planner-exec/migrations`,
+//! embedded as [`MIGRATOR`].
+
+mod audit;
+mod error;
+mod exec;
+mod keys;
+mod render;
+mod suppress;
+mod table;
+
+pub use crate::{
+    audit::{AuditRecord, AuditRoute, Faithfulness, SelfConsistency, write_audit},
+    error::{Error, Result},
+    exec::{Bind, CountSpec, ExecRequest, Guard, TenantId, execute},
+    keys::{
+        ApiKey, ApiKeyId, NewApiKey, create_api_key, create_tenant, revoke_api_key, verify_api_key,
+    },
+    render::{render_markdown, render_text},
+    suppress::{Grid, suppress_grid},
+    table::{Cell, Column, ColumnType, ResultTable},
+};
+
+/// The schema, roles, row-level security policies and grants, embedded from
+/// `crates/planner-exec/migrations`.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!();
