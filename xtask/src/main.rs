@@ -1,5 +1,137 @@
-//! Project automation, driven by `cargo xtask`.
+//! Project automation, driven by `cargo xtask <command>`:
+//!
+//! - `ci`: exactly what CI runs, in order: fmt --check, clippy -D warnings on all targets, tidy,
+//!   doc tests, then nextest with every test including the database ones (nextest last);
+//! - `test [--deep]`: the local loop; `--deep` raises PROPTEST_CASES to 2048;
+//! - `tidy`: repository invariants (also a test);
+//! - `db`: start a development PostgreSQL, print its URL, stop it on Ctrl-C;
+//! - `pg-image [--force]`: build the local image `planner-postgres:15`;
+//! - `bench [criterion args]`: the criterion suite in benches/.
+//!
+//! `test` and `ci` start ONE PostgreSQL for the whole run (see `planner-devdb` for the order in
+//! which providers are tried), export DATABASE_URL, and let each test create its own database.
+
+#![allow(clippy::print_stderr, reason = "xtask reports progress on stderr")]
+
+mod pg_image;
+mod tidy;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use planner_devdb::{DockerEngine, Options, Postgres};
+use xshell::{Shell, cmd};
+
+const USAGE: &str =
+    "usage: cargo xtask <ci | test [--deep] | tidy | db | pg-image [--force] | bench [ARGS]>";
 
 fn main() -> anyhow::Result<()> {
+    let sh = Shell::new()?;
+    sh.change_dir(project_root());
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (command, rest) = args.split_first().map_or(("", &[][..]), |(c, r)| (c.as_str(), r));
+    match command {
+        "ci" => ci(&sh),
+        "test" => {
+            let deep = rest.iter().any(|it| it == "--deep");
+            test(&sh, if deep { Some("2048") } else { None })
+        }
+        "tidy" => tidy::run(&sh),
+        "db" => db(),
+        "pg-image" => {
+            pg_image::ensure(&sh, Options::LOCAL_IMAGE, rest.iter().any(|it| it == "--force"))
+        }
+        "bench" => {
+            cmd!(sh, "cargo bench --locked -p planner-benches -- {rest...}").run()?;
+            Ok(())
+        }
+        "" | "help" | "--help" | "-h" => {
+            eprintln!("{USAGE}");
+            Ok(())
+        }
+        other => bail!("unknown command `{other}`\n{USAGE}"),
+    }
+}
+
+/// The workspace root.
+pub(crate) fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level down")
+        .to_path_buf()
+}
+
+fn ci(sh: &Shell) -> anyhow::Result<()> {
+    cmd!(sh, "cargo fmt --all --check").run()?;
+    cmd!(sh, "cargo clippy --workspace --all-targets --locked -- -D warnings").run()?;
+    tidy::run(sh)?;
+    test(sh, None)
+}
+
+fn test(sh: &Shell, proptest_cases: Option<&str>) -> anyhow::Result<()> {
+    let runtime = runtime()?;
+    // Build first, so that the database is not kept waiting on the compiler.
+    cmd!(sh, "cargo nextest run --workspace --locked --no-run").run()?;
+    let pg = runtime.block_on(provide())?;
+    eprintln!("xtask: PostgreSQL from {} ({})", pg.provider(), redact(pg.url()));
+    let result = (|| {
+        let _url = sh.push_env("DATABASE_URL", pg.url());
+        let _cases = proptest_cases.map(|cases| sh.push_env("PROPTEST_CASES", cases));
+        // Doc tests first: nextest does not run them, and CI reads the last runner's summary.
+        cmd!(sh, "cargo test --workspace --locked --doc").run()?;
+        cmd!(sh, "cargo nextest run --workspace --locked --profile ci").run()?;
+        anyhow::Ok(())
+    })();
+    let stopped = runtime.block_on(pg.stop());
+    result?;
+    stopped.context("stopping the test PostgreSQL")?;
     Ok(())
+}
+
+#[expect(clippy::print_stdout, reason = "the URL is the command's output")]
+fn db() -> anyhow::Result<()> {
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let pg = provide().await?;
+        eprintln!("xtask: PostgreSQL from {}; Ctrl-C stops it", pg.provider());
+        println!("DATABASE_URL={}", pg.url());
+        tokio::signal::ctrl_c().await?;
+        pg.stop().await?;
+        anyhow::Ok(())
+    })
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().worker_threads(1).build()?;
+    // Ctrl-C goes to the whole process group: let the child cargo stop, then clean up here.
+    runtime.spawn(async { while tokio::signal::ctrl_c().await.is_ok() {} });
+    Ok(runtime)
+}
+
+/// The options of `planner-devdb`, preferring the locally built image when the engine lacks the
+/// official one and PLANNER_PG_IMAGE does not say otherwise.
+async fn provide() -> anyhow::Result<Postgres> {
+    let mut options = Options::from_env();
+    if options.database_url.is_none() && std::env::var_os("PLANNER_PG_IMAGE").is_none() {
+        let engine = DockerEngine::from_docker_host(options.docker_host.as_deref());
+        if let Some(engine) = engine
+            && engine.ping().is_ok()
+            && engine.has_image(Options::DEFAULT_IMAGE) == Ok(false)
+            && engine.has_image(Options::LOCAL_IMAGE) == Ok(true)
+        {
+            options.image = Options::LOCAL_IMAGE.to_owned();
+        }
+    }
+    Ok(planner_devdb::provide(&options).await?)
+}
+
+fn redact(url: &str) -> String {
+    match url.split_once('@') {
+        Some((userinfo, rest)) => match userinfo.rsplit_once(':') {
+            Some((user, _)) if user.contains("://") => format!("{user}:***@{rest}"),
+            _ => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
 }

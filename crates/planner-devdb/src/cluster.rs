@@ -1,0 +1,282 @@
+//! A PostgreSQL cluster run from local server binaries: `initdb` once, then `pg_ctl start` and
+//! `stop`. Temporary (a private directory removed on drop) or persistent (a data directory kept
+//! between runs, for the embedded default database).
+
+use std::fs;
+use std::net::TcpListener;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::{Error, Result};
+
+/// How to start a [`Cluster`].
+#[derive(Debug, Clone)]
+pub struct ClusterConfig {
+    /// The directory holding `initdb`, `pg_ctl` and `postgres`.
+    pub bin_dir: PathBuf,
+    /// `None`: a private temporary directory removed when the cluster stops. `Some(dir)`: a
+    /// persistent directory, initialised on first use and kept.
+    pub dir: Option<PathBuf>,
+    /// Trade durability for speed (`fsync`, `synchronous_commit` and `full_page_writes` off).
+    /// For tests and throwaway clusters only.
+    pub fast_unsafe: bool,
+}
+
+/// A running PostgreSQL cluster listening on a loopback port; superuser `postgres`, trust auth
+/// on loopback only. Stopped (and removed, if temporary) on [`Cluster::stop`] or drop.
+#[derive(Debug)]
+pub struct Cluster {
+    bin_dir: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    run_as: Option<(u32, u32)>,
+    running: bool,
+    // Dropped after `stop` ran in `Drop`, which removes the directory.
+    _temp: Option<tempfile::TempDir>,
+}
+
+impl Cluster {
+    /// Initialises the cluster if its data directory is empty, then starts it on a free
+    /// loopback port. Takes about a second for a new temporary cluster.
+    pub fn start(config: &ClusterConfig) -> Result<Cluster> {
+        let run_as = if effective_uid_is_root() { Some(unprivileged_user()?) } else { None };
+        let (temp, dir) = match &config.dir {
+            Some(dir) => {
+                fs::create_dir_all(dir).map_err(|err| Error::io(dir, err))?;
+                (None, dir.clone())
+            }
+            None => {
+                let temp = tempfile::Builder::new()
+                    .prefix("planner-pg-")
+                    .tempdir()
+                    .map_err(|err| Error::io(std::env::temp_dir(), err))?;
+                let dir = temp.path().to_path_buf();
+                (Some(temp), dir)
+            }
+        };
+        if let Some((uid, gid)) = run_as {
+            std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
+                .map_err(|err| Error::io(&dir, err))?;
+            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
+                .map_err(|err| Error::io(&dir, err))?;
+        }
+        let mut cluster = Cluster {
+            bin_dir: config.bin_dir.clone(),
+            dir,
+            port: 0,
+            run_as,
+            running: false,
+            _temp: temp,
+        };
+        if !cluster.data_dir().join("PG_VERSION").exists() {
+            cluster.init(config.fast_unsafe)?;
+        } else if cluster.data_dir().join("postmaster.pid").exists() {
+            // A server left running (or crashed) by an earlier process: stop it, then start ours.
+            let _ = cluster.pg_ctl(&["stop", "-m", "fast", "-w"]);
+        }
+        cluster.start_server()?;
+        Ok(cluster)
+    }
+
+    /// The loopback port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The cluster's top directory (data directory, socket and log inside).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A URL for `database` as the superuser `postgres` over loopback TCP.
+    pub fn url(&self, database: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+    }
+
+    /// Stops the server (fast shutdown: open sessions are disconnected). Idempotent.
+    pub fn stop(&mut self) -> Result<()> {
+        if self.running {
+            self.running = false;
+            let out = self.pg_ctl(&["stop", "-m", "fast", "-w", "-t", "60"])?;
+            check("pg_ctl stop", &out, &self.log_path())?;
+        }
+        Ok(())
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
+    fn log_path(&self) -> PathBuf {
+        self.dir.join("postgres.log")
+    }
+
+    fn init(&self, fast_unsafe: bool) -> Result<()> {
+        let data = self.data_dir();
+        let data_arg = data.display().to_string();
+        let mut args = vec![
+            "-D",
+            &data_arg,
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C.UTF-8",
+        ];
+        if fast_unsafe {
+            args.push("--no-sync");
+        }
+        let out = self.run("initdb", &args)?;
+        check("initdb", &out, Path::new(""))?;
+        let socket_dir = self.dir.display().to_string().replace('\'', "''");
+        let mut conf = format!(
+            "\n# planner-devdb\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{socket_dir}'\n\
+             max_connections = 300\nshared_buffers = 128MB\n"
+        );
+        if fast_unsafe {
+            conf.push_str("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n");
+        }
+        let conf_path = data.join("postgresql.conf");
+        let mut text = fs::read_to_string(&conf_path).map_err(|err| Error::io(&conf_path, err))?;
+        text.push_str(&conf);
+        fs::write(&conf_path, text).map_err(|err| Error::io(&conf_path, err))?;
+        Ok(())
+    }
+
+    fn start_server(&mut self) -> Result<()> {
+        let mut last = None;
+        // A free port can be taken between choosing it and binding it: try a few.
+        for _ in 0..3 {
+            let port = free_port().map_err(|err| Error::io("127.0.0.1:0", err))?;
+            let log = self.log_path().display().to_string();
+            let opts = format!("-p {port}");
+            let out = self.pg_ctl(&["start", "-w", "-t", "60", "-l", &log, "-o", &opts])?;
+            if out.status.success() {
+                self.port = port;
+                self.running = true;
+                return Ok(());
+            }
+            last = Some(out);
+        }
+        let out = last.expect("the loop ran at least once");
+        check("pg_ctl start", &out, &self.log_path())
+    }
+
+    fn pg_ctl(&self, args: &[&str]) -> Result<Output> {
+        let data = self.data_dir().display().to_string();
+        let mut all = vec!["-D", &data];
+        all.extend_from_slice(args);
+        self.run("pg_ctl", &all)
+    }
+
+    fn run(&self, program: &str, args: &[&str]) -> Result<Output> {
+        let path = self.bin_dir.join(program);
+        let mut command = match self.run_as {
+            Some((uid, gid)) => {
+                let mut c = Command::new("setpriv");
+                c.arg(format!("--reuid={uid}"))
+                    .arg(format!("--regid={gid}"))
+                    .arg("--clear-groups")
+                    .arg("--")
+                    .arg(&path);
+                c
+            }
+            None => Command::new(&path),
+        };
+        command.args(args).current_dir(&self.dir).env("LC_ALL", "C.UTF-8");
+        command.output().map_err(|err| Error::Command {
+            program: program.to_owned(),
+            detail: format!("cannot run {}: {err}", path.display()),
+        })
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if let Err(err) = self.stop() {
+            tracing::warn!("stopping the PostgreSQL cluster in {}: {err}", self.dir.display());
+        }
+    }
+}
+
+fn check(program: &str, out: &Output, log: &Path) -> Result<()> {
+    if out.status.success() {
+        return Ok(());
+    }
+    let mut detail = format!(
+        "{}\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if let Ok(text) = fs::read_to_string(log) {
+        let tail: Vec<&str> = text.lines().rev().take(20).collect();
+        detail.push_str("\nserver log (last lines):\n");
+        for line in tail.into_iter().rev() {
+            detail.push_str(line);
+            detail.push('\n');
+        }
+    }
+    Err(Error::Command { program: program.to_owned(), detail })
+}
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn effective_uid_is_root() -> bool {
+    // The owner of /proc/self is the process's effective uid.
+    fs::metadata("/proc/self").map(|it| it.uid() == 0).unwrap_or(false)
+}
+
+/// PostgreSQL refuses to run as root: pick `postgres` if it exists, else `nobody`.
+fn unprivileged_user() -> Result<(u32, u32)> {
+    let passwd = fs::read_to_string("/etc/passwd").map_err(|err| Error::io("/etc/passwd", err))?;
+    let entry = |name: &str| {
+        passwd.lines().find_map(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            (fields.len() > 3 && fields[0] == name)
+                .then(|| Some((fields[2].parse().ok()?, fields[3].parse().ok()?)))
+                .flatten()
+        })
+    };
+    entry("postgres").or_else(|| entry("nobody")).ok_or_else(|| Error::Command {
+        program: "initdb".to_owned(),
+        detail: "running as root and no `postgres` or `nobody` user exists to run the server as"
+            .to_owned(),
+    })
+}
+
+/// The directory of local PostgreSQL server binaries: `pg_config --bindir` (found on
+/// `path_var`), then the directories of `path_var`, then the newest `<system_root>/*/bin`
+/// (`/usr/lib/postgresql` on Debian). A candidate counts when it has `initdb`, `pg_ctl` and
+/// `postgres`.
+pub fn find_bin_dir(path_var: Option<&str>, system_root: &Path) -> Option<PathBuf> {
+    let usable =
+        |dir: &Path| ["initdb", "pg_ctl", "postgres"].iter().all(|p| dir.join(p).is_file());
+    let path_dirs: Vec<PathBuf> =
+        path_var.map(|p| std::env::split_paths(p).collect()).unwrap_or_default();
+    let mut candidates = Vec::new();
+    if let Some(pg_config) =
+        path_dirs.iter().map(|dir| dir.join("pg_config")).find(|it| it.is_file())
+        && let Ok(out) = Command::new(pg_config).arg("--bindir").output()
+        && out.status.success()
+    {
+        candidates.push(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
+    }
+    candidates.extend(path_dirs);
+    if let Ok(entries) = fs::read_dir(system_root) {
+        let mut versions: Vec<(u32, PathBuf)> = entries
+            .filter_map(|it| it.ok())
+            .filter_map(|it| {
+                let version = it.file_name().to_str()?.parse::<u32>().ok()?;
+                Some((version, it.path().join("bin")))
+            })
+            .collect();
+        versions.sort();
+        candidates.extend(versions.into_iter().rev().map(|(_, dir)| dir));
+    }
+    candidates.into_iter().find(|dir| usable(dir))
+}

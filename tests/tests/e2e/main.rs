@@ -1,0 +1,4 @@
+//! End-to-end tests: one binary, one module per area. Database tests take their server from
+//! DATABASE_URL (set by `cargo xtask test` / `ci`) and each gets its own database.
+
+mod provisioning;

@@ -1,0 +1,206 @@
+//! Repository invariants that `rustc` and `clippy` cannot check: the layer table, folder name =
+//! package name, inherited lints, and a `//!` doc at the top of every Rust file.
+//!
+//! It is also a `#[test]`, so a plain `cargo nextest run` catches violations.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use xshell::{Shell, cmd};
+
+/// Each workspace crate under `crates/`, its layer, and the workspace crates its normal
+/// `[dependencies]` may name. Keep in sync with the table in docs/architecture.md.
+const LAYERS: &[(&str, &str, &[&str])] = &[
+    ("planner-graph", "L1", &[]),
+    ("planner-registry", "L1", &[]),
+    ("planner-extract", "L1", &["planner-registry"]),
+    ("planner-grammar", "L1", &["planner-registry", "planner-extract"]),
+    ("planner-infer", "L2", &["planner-registry", "planner-extract"]),
+    ("planner-exec", "L2", &["planner-registry", "planner-grammar"]),
+    ("planner-dataset", "L2", &["planner-exec", "planner-registry"]),
+    ("planner-devdb", "L2", &[]),
+    (
+        "planner-engine",
+        "L3",
+        &[
+            "planner-graph",
+            "planner-registry",
+            "planner-extract",
+            "planner-grammar",
+            "planner-infer",
+            "planner-exec",
+            "planner-dataset",
+            "planner-devdb",
+        ],
+    ),
+    ("planner-server", "L4", &["planner-engine", "planner-registry"]),
+    (
+        "planner-cli",
+        "L4",
+        &[
+            "planner-engine",
+            "planner-server",
+            "planner-devdb",
+            "planner-dataset",
+            "planner-registry",
+        ],
+    ),
+];
+
+/// Runs every check on the repository at the current directory of `sh`.
+pub(crate) fn run(sh: &Shell) -> anyhow::Result<()> {
+    let root = sh.current_dir();
+    let mut errors = check_manifests(&root)?;
+    errors.extend(check_sources(sh)?);
+    if !errors.is_empty() {
+        bail!("tidy found {} problem(s):\n  {}", errors.len(), errors.join("\n  "));
+    }
+    Ok(())
+}
+
+/// Folder name = package name, `[lints] workspace = true`, and the layer table, for every crate
+/// under `root/crates`.
+fn check_manifests(root: &Path) -> anyhow::Result<Vec<String>> {
+    let mut errors = Vec::new();
+    let crates = root.join("crates");
+    let mut dirs: Vec<_> = fs::read_dir(&crates)
+        .with_context(|| format!("reading {}", crates.display()))?
+        .filter_map(|it| it.ok())
+        .map(|it| it.path())
+        .filter(|it| it.join("Cargo.toml").is_file())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let folder = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let path = dir.join("Cargo.toml");
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let manifest: toml::Table =
+            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let name = manifest
+            .get("package")
+            .and_then(|it| it.get("name"))
+            .and_then(|it| it.as_str())
+            .unwrap_or_default()
+            .to_owned();
+        if name != folder {
+            errors.push(format!(
+                "crates/{folder}: package name `{name}` must equal the folder name `{folder}`"
+            ));
+        }
+        let inherits_lints = manifest
+            .get("lints")
+            .and_then(|it| it.get("workspace"))
+            .and_then(|it| it.as_bool())
+            .unwrap_or(false);
+        if !inherits_lints {
+            errors.push(format!("crates/{folder}: add `[lints] workspace = true`"));
+        }
+        let Some(&(_, layer, allowed)) = LAYERS.iter().find(|(krate, _, _)| *krate == name) else {
+            errors.push(format!(
+                "crates/{folder}: `{name}` is not in the layer table (xtask/src/tidy.rs LAYERS \
+                 and docs/architecture.md)"
+            ));
+            continue;
+        };
+        let deps: BTreeMap<String, toml::Value> = manifest
+            .get("dependencies")
+            .and_then(|it| it.as_table())
+            .map(|it| it.clone().into_iter().collect())
+            .unwrap_or_default();
+        for dep in deps.keys().filter(|it| it.starts_with("planner-")) {
+            if !allowed.contains(&dep.as_str()) {
+                let dep_layer = LAYERS
+                    .iter()
+                    .find(|(krate, _, _)| krate == dep)
+                    .map_or("unknown layer", |(_, layer, _)| layer);
+                errors.push(format!(
+                    "layering violation: {name} ({layer}) must not depend on {dep} ({dep_layer}); \
+                     {name} may use only: {}",
+                    if allowed.is_empty() {
+                        "no workspace crate".to_owned()
+                    } else {
+                        allowed.join(", ")
+                    }
+                ));
+            }
+        }
+    }
+    Ok(errors)
+}
+
+/// Every tracked or new Rust file starts with a `//!` doc; no grab-bag module names.
+fn check_sources(sh: &Shell) -> anyhow::Result<Vec<String>> {
+    const BANNED: &[&str] = &["utils.rs", "util.rs", "helpers.rs", "common.rs", "misc.rs"];
+    let files = cmd!(
+        sh,
+        "git ls-files --cached --others --exclude-standard -- crates tests benches xtask fuzz"
+    )
+    .quiet()
+    .read()?;
+    let mut errors = Vec::new();
+    for path in files.lines().filter(|it| it.ends_with(".rs")) {
+        let Ok(text) = fs::read_to_string(sh.current_dir().join(path)) else { continue };
+        let file_name = path.rsplit('/').next().unwrap_or(path);
+        if BANNED.contains(&file_name) {
+            errors.push(format!("{path}: name the module after what it does"));
+        }
+        if !text.starts_with("//!") {
+            errors.push(format!("{path}: start the file with a `//!` module doc"));
+        }
+    }
+    Ok(errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tidy() {
+        let sh = Shell::new().unwrap();
+        sh.change_dir(crate::project_root());
+        run(&sh).unwrap();
+    }
+
+    fn scratch_crate(root: &Path, name: &str, deps: &str) {
+        let dir = root.join("crates").join(name);
+        fs::create_dir_all(&dir).unwrap();
+        let manifest = format!(
+            "[package]\nname = \"{name}\"\n\n[dependencies]\n{deps}\n\n[lints]\nworkspace = true\n"
+        );
+        fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    }
+
+    #[test]
+    fn a_layer_violation_names_both_crates() {
+        let root = tempfile::tempdir().unwrap();
+        scratch_crate(
+            root.path(),
+            "planner-graph",
+            "planner-engine = { path = \"../planner-engine\" }",
+        );
+        scratch_crate(root.path(), "planner-engine", "planner-graph.workspace = true");
+        let errors = check_manifests(root.path()).unwrap();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains("planner-graph (L1) must not depend on planner-engine (L3)"),
+            "{}",
+            errors[0]
+        );
+    }
+
+    #[test]
+    fn folder_name_and_lints_are_checked() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("crates").join("planner-extract");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("Cargo.toml"), "[package]\nname = \"extract\"\n").unwrap();
+        let errors = check_manifests(root.path()).unwrap();
+        assert!(errors.iter().any(|it| it.contains("must equal the folder name")), "{errors:?}");
+        assert!(errors.iter().any(|it| it.contains("[lints] workspace = true")), "{errors:?}");
+        assert!(errors.iter().any(|it| it.contains("not in the layer table")), "{errors:?}");
+    }
+}
