@@ -1,0 +1,200 @@
+//! The entry point and its result: found params, ambiguity and diagnostics.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use planner_registry::{ParamKind, Value};
+
+use crate::scan::{Hit, Scan};
+use crate::{agency, clearance, months, naics, uei, uuid};
+
+#[cfg(test)]
+mod tests;
+
+/// A byte range `[start, end)` into the question; both ends are char boundaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// The spanned text of `question`, or `""` when the span does not fit it.
+    pub fn text(self, question: &str) -> &str {
+        question.get(self.start..self.end).unwrap_or("")
+    }
+}
+
+impl fmt::Display for Span {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..{}", self.start, self.end)
+    }
+}
+
+/// One param found in the question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mention {
+    /// Which kind of param.
+    pub kind: ParamKind,
+    /// Its canonical value.
+    pub value: Value,
+    /// Where it was written.
+    pub span: Span,
+}
+
+/// Something the extractors noticed that the caller may want to tell the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Where.
+    pub span: Span,
+    /// What.
+    pub problem: Problem,
+}
+
+/// The closed set of diagnostics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// A well-formed NAICS code that is not in the 2022 list (an older vintage, or a typo). The
+    /// code is still extracted.
+    NaicsNotIn2022 {
+        /// The code as extracted.
+        code: String,
+    },
+    /// Six digits after a NAICS cue whose first two digits are not a NAICS sector. Not extracted.
+    NaicsInvalidSector {
+        /// The digits as written.
+        code: String,
+    },
+    /// Digits after a NAICS cue that are not six long. Not extracted.
+    NaicsNotSixDigits {
+        /// The digits as written.
+        digits: String,
+    },
+    /// An SCI control system outside the supported set (`RSV`, `BUR`, `MVL`). Left out of the
+    /// compartment list.
+    UnsupportedCompartment {
+        /// The code, upper-case.
+        code: String,
+    },
+    /// A month window too large to represent. Not extracted.
+    WindowTooLarge,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::NaicsNotIn2022 { code } => {
+                write!(f, "NAICS code {code} is not in the 2022 list; kept as written")
+            }
+            Problem::NaicsInvalidSector { code } => {
+                write!(f, "{code} does not start with a NAICS sector")
+            }
+            Problem::NaicsNotSixDigits { digits } => {
+                write!(f, "NAICS codes have six digits, found {digits}")
+            }
+            Problem::UnsupportedCompartment { code } => {
+                write!(f, "compartment {code} is not one of SI, TK, G, HCS, KLM")
+            }
+            Problem::WindowTooLarge => f.write_str("time window too large"),
+        }
+    }
+}
+
+/// Everything the extractors found in one question.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extraction {
+    /// Every param found, in order of position (ambiguous ones included).
+    pub params: Vec<Mention>,
+    /// Kinds written with two or more different values: not available.
+    pub ambiguous: BTreeSet<ParamKind>,
+    /// Problems noticed, in order of position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Extraction {
+    /// The params a plan may bind: one canonical value per kind, ambiguous kinds left out.
+    pub fn available(&self) -> BTreeMap<ParamKind, Value> {
+        let mut out = BTreeMap::new();
+        for mention in &self.params {
+            if !self.ambiguous.contains(&mention.kind) {
+                out.entry(mention.kind).or_insert_with(|| mention.value.clone());
+            }
+        }
+        out
+    }
+
+    /// The available value of one kind.
+    pub fn value(&self, kind: ParamKind) -> Option<&Value> {
+        if self.ambiguous.contains(&kind) {
+            return None;
+        }
+        self.params.iter().find(|m| m.kind == kind).map(|m| &m.value)
+    }
+
+    /// Whether `kind` was written with two or more different values.
+    pub fn is_ambiguous(&self, kind: ParamKind) -> bool {
+        self.ambiguous.contains(&kind)
+    }
+
+    /// Every mention of one kind, in order of position.
+    pub fn mentions(&self, kind: ParamKind) -> impl Iterator<Item = &Mention> {
+        self.params.iter().filter(move |m| m.kind == kind)
+    }
+}
+
+/// Runs every extractor over `question`. Pure, deterministic, and total: no input panics.
+///
+/// No two params share a byte: identifiers (UUIDs, then UEIs) are claimed first, then the rest
+/// of the text is read left to right, taking at each word the longest phrase any extractor
+/// recognises there (ties go to agency, then clearance, then months, then NAICS).
+pub fn extract(question: &str) -> Extraction {
+    let mut scan = Scan::new(question);
+    let mut out = Extraction::default();
+    let mut hits = Vec::new();
+    uuid::claim(&mut scan, &mut hits);
+    uei::claim(&mut scan, &mut hits);
+    let mut i = 0;
+    while i < scan.len() {
+        if scan.is_claimed(i) {
+            i += 1;
+            continue;
+        }
+        let mut best: Option<Hit> = None;
+        for hit in [
+            agency::at(&scan, i),
+            clearance::at(&scan, i),
+            months::at(&scan, i),
+            naics::at(&scan, i),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if best.as_ref().is_none_or(|b| hit.end > b.end) {
+                best = Some(hit);
+            }
+        }
+        match best {
+            Some(hit) => {
+                i = hit.end.max(i + 1);
+                hits.push(hit);
+            }
+            None => i += 1,
+        }
+    }
+    for hit in hits {
+        out.params.extend(hit.mentions);
+        out.diagnostics.extend(hit.diagnostics);
+    }
+    out.params.sort_by_key(|m| (m.span, m.kind));
+    out.diagnostics.sort_by_key(|d| d.span);
+    let mut first: BTreeMap<ParamKind, &Value> = BTreeMap::new();
+    for mention in &out.params {
+        let seen = *first.entry(mention.kind).or_insert(&mention.value);
+        if *seen != mention.value {
+            out.ambiguous.insert(mention.kind);
+        }
+    }
+    out
+}

@@ -1,0 +1,43 @@
+//! Deterministic extractors: question text to canonical params.
+//!
+//! [`extract`] reads a question once and returns every param it names (agency, NAICS code,
+//! requirement UUID, clearance level, SCI compartments, UEI, month window) with its canonical
+//! value and byte span, the kinds written with two different values (ambiguous, so not
+//! available), and diagnostics such as a NAICS code missing from the 2022 list.
+//! [`Extraction::available`] is what plan binding reads.
+//!
+//! **Architecture invariant:** pure and total. No I/O, no clock, no randomness, no panic on any
+//! input; every span lies on char boundaries and no byte belongs to two params. Depends only on
+//! `planner-registry` (for [`planner_registry::ParamKind`] and [`planner_registry::Value`]).
+//!
+//! ```
+//! use planner_registry::{ParamKind, Value};
+//!
+//! let found = planner_extract::extract("Army incumbents under NAICS 541512, last 18 months?");
+//! let params = found.available();
+//! assert_eq!(params[&ParamKind::Agency], Value::Text("Department of the Army".into()));
+//! assert_eq!(params[&ParamKind::Naics], Value::Text("541512".into()));
+//! assert_eq!(params[&ParamKind::Months], Value::Int(18));
+//! ```
+
+mod agency;
+mod clearance;
+mod compartments;
+mod extraction;
+mod months;
+mod naics;
+mod scan;
+mod token;
+mod uei;
+mod uuid;
+mod vocab;
+
+#[cfg(any(test, feature = "proptest"))]
+pub mod arbitrary;
+
+pub use crate::{
+    agency::{agency_names, canonical_agency},
+    extraction::{Diagnostic, Extraction, Mention, Problem, Span, extract},
+    naics::{has_naics_sector, naics_2022_title},
+    uei::is_uei,
+};

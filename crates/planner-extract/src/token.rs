@@ -1,0 +1,114 @@
+//! The single tokenizing pass every extractor reads from.
+//!
+//! A token is a maximal run of ASCII letters and digits, or a lone `&` (read as the word
+//! "and"). Everything else, including every non-ASCII character, is a gap between tokens. Token
+//! boundaries are therefore always char boundaries, which keeps every reported span valid.
+
+use crate::vocab::{self, Kw, MAX_WORD, NO_WORD};
+
+/// One token: its byte range, its vocabulary id and a few shape facts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tok {
+    /// Start byte (inclusive).
+    pub(crate) start: usize,
+    /// End byte (exclusive).
+    pub(crate) end: usize,
+    /// Vocabulary id of the lower-cased token, or [`NO_WORD`].
+    pub(crate) id: u16,
+    /// Value of a number word (`eighteen` = 18), 0 when the token is not one.
+    pub(crate) num: u16,
+    /// Shape flags, see the `SHAPE_*` constants.
+    pub(crate) shape: u8,
+}
+
+/// Every character is a digit.
+pub(crate) const DIGITS: u8 = 1;
+/// At least one digit.
+pub(crate) const HAS_DIGIT: u8 = 2;
+/// At least one upper-case letter.
+pub(crate) const HAS_UPPER: u8 = 4;
+/// At least one lower-case letter.
+pub(crate) const HAS_LOWER: u8 = 8;
+/// Every character is a hexadecimal digit.
+pub(crate) const HEX: u8 = 16;
+/// The first character is an upper-case letter.
+pub(crate) const FIRST_UPPER: u8 = 32;
+
+impl Tok {
+    /// Length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// Whether every flag in `flags` is set.
+    pub(crate) fn is(&self, flags: u8) -> bool {
+        self.shape & flags == flags
+    }
+
+    /// The keyword this token spells, if any.
+    pub(crate) fn kw(&self) -> Option<Kw> {
+        vocab::keyword(self.id)
+    }
+}
+
+/// Splits `text` into tokens in one pass over its bytes.
+pub(crate) fn tokenize(text: &str) -> Vec<Tok> {
+    let bytes = text.as_bytes();
+    let mut toks = Vec::with_capacity(bytes.len() / 6 + 1);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'&' {
+            toks.push(Tok { start: i, end: i + 1, id: Kw::And as u16, num: 0, shape: 0 });
+            i += 1;
+            continue;
+        }
+        if !b.is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut shape = DIGITS | HEX;
+        if b.is_ascii_uppercase() {
+            shape |= FIRST_UPPER;
+        }
+        // Lower-cased bytes packed little-endian; only tokens of at most 16 bytes can be words.
+        let mut packed: u128 = 0;
+        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+            let c = bytes[i];
+            if c.is_ascii_digit() {
+                shape |= HAS_DIGIT;
+            } else {
+                shape &= !DIGITS;
+                if !c.is_ascii_hexdigit() {
+                    shape &= !HEX;
+                }
+                shape |= if c.is_ascii_uppercase() { HAS_UPPER } else { HAS_LOWER };
+            }
+            let n = i - start;
+            if n < 16 {
+                packed |= u128::from(c.to_ascii_lowercase()) << (8 * n);
+            }
+            i += 1;
+        }
+        let len = i - start;
+        let (id, num) = if len <= 16 {
+            vocab::lookup(packed)
+        } else if len <= MAX_WORD {
+            let mut lower = [0u8; MAX_WORD];
+            for (slot, c) in lower.iter_mut().zip(&bytes[start..i]) {
+                *slot = c.to_ascii_lowercase();
+            }
+            vocab::lookup_long(&lower[..len])
+        } else {
+            (NO_WORD, 0)
+        };
+        toks.push(Tok { start, end: i, id, num, shape });
+    }
+    toks
+}
+
+/// Packs a lower-case ASCII word of at most 16 bytes the way [`tokenize`] does.
+pub(crate) fn pack(word: &str) -> u128 {
+    word.bytes().take(16).enumerate().fold(0, |acc, (n, c)| acc | u128::from(c) << (8 * n))
+}
