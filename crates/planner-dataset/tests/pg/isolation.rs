@@ -1,0 +1,56 @@
+//! Tenant isolation through every tenant intent of the registry.
+
+use std::collections::BTreeMap;
+
+use planner_dataset::{DEMO_REQUIREMENTS, DEMO_TENANTS};
+use planner_exec::Cell;
+use planner_registry::Value;
+use sqlx::PgPool;
+
+use crate::fixture::{registry, run, sample_args, seeded};
+
+#[sqlx::test(migrator = "planner_exec::MIGRATOR")]
+async fn a_tenant_never_sees_another_tenants_rows(pool: PgPool) {
+    seeded(&pool).await;
+    let registry = registry();
+    let a = DEMO_TENANTS[0].id;
+    let mut args = sample_args(&pool).await;
+    // B's requirement, asked for by A: every intent taking a requirement id comes back empty.
+    let b_requirement = DEMO_REQUIREMENTS.iter().find(|r| r.tenant == 1).unwrap();
+    args.insert("requirement_id", Value::Text(b_requirement.id.to_string()));
+    let mut checked = 0;
+    for intent in registry.intents().iter().filter(|intent| intent.query().is_some()) {
+        let takes_requirement =
+            intent.params.iter().any(|p| registry.param(p.param).name == "requirement_id");
+        if !takes_requirement {
+            continue;
+        }
+        let table = run(&pool, &registry, intent, &args, a).await.unwrap();
+        assert!(table.rows.is_empty(), "{} leaked: {:?}", intent.name, table.rows);
+        // B itself sees its requirement.
+        let own = run(&pool, &registry, intent, &args, DEMO_TENANTS[1].id).await.unwrap();
+        assert!(!own.rows.is_empty(), "{} is empty for its owner", intent.name);
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+
+    // Bench counts: each tenant's total is its own candidates, never the union.
+    let intent = registry.intent(registry.intent_id("bench_clearance_counts").unwrap());
+    let args = BTreeMap::from([("clearance", Value::Text("confidential".into()))]);
+    for tenant in DEMO_TENANTS {
+        let expected: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM bench.candidate
+             WHERE tenant_id = $1 AND clearance_status IN ('active', 'current')",
+        )
+        .bind(tenant.id)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        let table = run(&pool, &registry, intent, &args, tenant.id).await.unwrap();
+        let total = &table.rows.last().unwrap()[1];
+        match total {
+            Cell::Int(shown) => assert_eq!(*shown, expected, "{}", tenant.name),
+            other => assert!(expected < 11, "{}: {other:?} for {expected}", tenant.name),
+        }
+    }
+}
