@@ -127,7 +127,7 @@ fn import(sh: &Shell, root: &Path, image: &str) -> anyhow::Result<()> {
          --change 'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
          --change 'ENV PGDATA=/var/lib/postgresql/data' --change 'ENV LANG=C.UTF-8' \
          --change 'ENTRYPOINT [\"/usr/local/bin/docker-entrypoint.sh\"]' --change 'CMD [\"postgres\"]' \
-         --change 'EXPOSE 5432' --change 'STOPSIGNAL SIGINT' --change 'USER root' --change 'WORKDIR /' \
+         --change 'EXPOSE 5432' --change 'USER root' --change 'WORKDIR /' \
          --change 'LABEL org.opencontainers.image.title=planner-postgres' \
          - '{image}' >/dev/null"
     );
