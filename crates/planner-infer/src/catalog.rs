@@ -1,0 +1,116 @@
+//! What a proposer knows about the registry: one card per intent.
+
+use std::collections::BTreeSet;
+
+use planner_registry::ParamKind;
+
+/// One intent as the inference plane sees it: its name and the words that describe it, the
+/// param kinds it needs, and the param kinds its output columns provide to other intents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IntentCard {
+    /// The intent's registry name (`top_incumbents`).
+    pub name: String,
+    /// The registry description.
+    pub description: String,
+    /// Registry keywords: extra words and phrases users say for this intent.
+    pub keywords: Vec<String>,
+    /// The intent's plane (`market`, `graph`, `requirement`, `bench`, `composite`).
+    pub plane: String,
+    /// Param kinds the intent cannot run without.
+    pub required: Vec<ParamKind>,
+    /// Param kinds the intent accepts but can default.
+    pub optional: Vec<ParamKind>,
+    /// Param kinds the intent's output columns provide through dependency edges.
+    pub provides: Vec<ParamKind>,
+}
+
+/// The closed set of intents a proposer chooses from, in registry order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Catalog {
+    cards: Vec<IntentCard>,
+}
+
+impl Catalog {
+    /// A catalog of these cards, in the given (registry) order. A card whose name repeats an
+    /// earlier one is ignored, so names stay unique.
+    pub fn new(cards: Vec<IntentCard>) -> Catalog {
+        let mut seen = BTreeSet::new();
+        let cards = cards.into_iter().filter(|card| seen.insert(card.name.clone())).collect();
+        Catalog { cards }
+    }
+
+    /// The cards, in registry order.
+    pub fn cards(&self) -> &[IntentCard] {
+        &self.cards
+    }
+
+    /// The intent names, in registry order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.cards.iter().map(|card| card.name.as_str())
+    }
+
+    /// Whether `name` is one of the catalog's intents.
+    pub fn contains(&self, name: &str) -> bool {
+        self.cards.iter().any(|card| card.name == name)
+    }
+
+    /// The card named `name`.
+    pub fn get(&self, name: &str) -> Option<&IntentCard> {
+        self.cards.iter().find(|card| card.name == name)
+    }
+
+    /// The number of intents.
+    pub fn len(&self) -> usize {
+        self.cards.len()
+    }
+
+    /// Whether the catalog has no intents.
+    pub fn is_empty(&self) -> bool {
+        self.cards.is_empty()
+    }
+}
+
+impl Catalog {
+    /// The catalog of a loaded registry, in registry order. A composite intent's plane is
+    /// `composite`; what an intent provides comes from its output columns' `provides`.
+    pub fn from_registry(registry: &planner_registry::Registry) -> Catalog {
+        let cards = registry
+            .intents()
+            .iter()
+            .map(|intent| {
+                let mut required = Vec::new();
+                let mut optional = Vec::new();
+                for param in &intent.params {
+                    match param.requirement {
+                        planner_registry::Requirement::Required => required.push(param.kind),
+                        planner_registry::Requirement::Optional { .. } => optional.push(param.kind),
+                    }
+                }
+                let plane = match &intent.body {
+                    planner_registry::IntentBody::Query(query) => {
+                        registry.plane(query.plane).name.clone()
+                    }
+                    planner_registry::IntentBody::Composite(_) => "composite".to_owned(),
+                };
+                let mut provides: Vec<ParamKind> = intent
+                    .columns()
+                    .iter()
+                    .filter_map(|column| column.provides)
+                    .map(|param| registry.param(param).kind)
+                    .collect();
+                provides.sort_unstable();
+                provides.dedup();
+                IntentCard {
+                    name: intent.name.clone(),
+                    description: intent.description.clone(),
+                    keywords: intent.keywords.clone(),
+                    plane,
+                    required,
+                    optional,
+                    provides,
+                }
+            })
+            .collect();
+        Catalog::new(cards)
+    }
+}

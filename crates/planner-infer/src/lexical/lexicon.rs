@@ -1,0 +1,651 @@
+//! Normalisation shared by the index and the questions: tokens, light stemming, stop words, and
+//! a thesaurus that folds the many ways people say a thing into one concept word.
+//!
+//! The thesaurus speaks the reference domain (federal capture and a cleared bench); its concept
+//! words are the words registry names and descriptions use (`incumbent`, `recompete`, `spend`,
+//! `partner`, `bench`...). Registry text goes through the same normalisation, so a registry in
+//! another domain still matches on its own words.
+
+use std::collections::BTreeMap;
+
+/// Surface phrases and the concept words they become. Phrases are matched on stemmed tokens,
+/// longest first; an empty concept list drops the phrase.
+const THESAURUS: &[(&str, &[&str])] = &[
+    // Connectives that join two asks: segment breaks.
+    ("and", &[SPLIT]),
+    ("plus", &[SPLIT]),
+    ("also", &[SPLIT]),
+    ("then", &[SPLIT]),
+    ("as well as", &[SPLIT]),
+    ("along with", &[SPLIT]),
+    ("together with", &[SPLIT]),
+    ("in addition to", &[SPLIT]),
+    // Incumbency.
+    ("incumbent", &["incumbent"]),
+    ("incumbency", &["incumbent"]),
+    ("hold the contract", &["incumbent"]),
+    ("holds the contract", &["incumbent"]),
+    ("holding the contract", &["incumbent"]),
+    ("hold the work", &["incumbent"]),
+    ("holds the work", &["incumbent"]),
+    ("has the contract", &["incumbent"]),
+    ("have the contract", &["incumbent"]),
+    ("current contractor", &["incumbent"]),
+    ("current holder", &["incumbent"]),
+    ("current vendor", &["incumbent"]),
+    ("sitting contractor", &["incumbent"]),
+    ("who is doing the work", &["incumbent"]),
+    ("doing the work", &["incumbent"]),
+    ("predecessor", &["incumbent", "predecessor"]),
+    ("prior contract", &["incumbent", "predecessor"]),
+    ("previous contract", &["incumbent", "predecessor"]),
+    ("who wins", &["incumbent"]),
+    ("holder", &["incumbent"]),
+    ("holders", &["incumbent"]),
+    ("dominant", &["top"]),
+    ("leading", &["top"]),
+    ("leader", &["top"]),
+    ("biggest", &["top"]),
+    ("largest", &["top"]),
+    ("top", &["top"]),
+    ("key player", &["top", "vendor"]),
+    ("major player", &["top", "vendor"]),
+    ("main player", &["top", "vendor"]),
+    ("player", &["vendor"]),
+    // Recompetes.
+    ("recompete", &["recompete"]),
+    ("re compete", &["recompete"]),
+    ("recompetition", &["recompete"]),
+    ("re competition", &["recompete"]),
+    ("rebid", &["recompete"]),
+    ("re bid", &["recompete"]),
+    ("follow on", &["recompete"]),
+    ("followon", &["recompete"]),
+    ("expir", &["recompete"]),
+    ("expiration", &["recompete"]),
+    ("coming up", &["recompete"]),
+    ("come up", &["recompete"]),
+    ("up for grab", &["recompete"]),
+    ("up for renewal", &["recompete"]),
+    ("renewal", &["recompete"]),
+    ("run out", &["recompete"]),
+    ("runs out", &["recompete"]),
+    ("wind down", &["recompete"]),
+    ("lapse", &["recompete"]),
+    ("end date", &["recompete"]),
+    ("ending", &["recompete"]),
+    ("end", &["recompete"]),
+    ("ends", &["recompete"]),
+    ("sunset", &["recompete"]),
+    ("upcoming", &["next"]),
+    ("soon", &["next"]),
+    ("future", &["next"]),
+    ("ahead", &["next"]),
+    ("next", &["next"]),
+    ("forthcoming", &["next"]),
+    // Spend.
+    ("spend", &["spend"]),
+    ("spent", &["spend"]),
+    ("spending", &["spend"]),
+    ("obligation", &["spend"]),
+    ("obligat", &["spend"]),
+    ("outlay", &["spend"]),
+    ("funding", &["spend"]),
+    ("how much money", &["spend"]),
+    ("how much", &["spend"]),
+    ("dollar", &["spend"]),
+    ("budget", &["spend"]),
+    ("quarterly", &["quarter"]),
+    ("per quarter", &["quarter"]),
+    ("by quarter", &["quarter"]),
+    // Market share.
+    ("market share", &["share"]),
+    ("share", &["share"]),
+    ("concentrat", &["share"]),
+    ("concentration", &["share"]),
+    ("dominate", &["share"]),
+    ("dominat", &["share"]),
+    ("slice", &["share"]),
+    ("portion", &["share"]),
+    ("percentage", &["share"]),
+    ("percent", &["share"]),
+    ("across all agency", &["market"]),
+    ("across every agency", &["market"]),
+    ("across the government", &["market"]),
+    ("across government", &["market"]),
+    ("across agency", &["market"]),
+    ("government wide", &["market"]),
+    ("governmentwide", &["market"]),
+    ("whole market", &["market"]),
+    ("overall market", &["market"]),
+    ("marketplace", &["market"]),
+    // Teaming.
+    ("teaming partner", &["partner"]),
+    ("teaming", &["partner"]),
+    ("team with", &["partner"]),
+    ("teamed with", &["partner"]),
+    ("teammate", &["partner"]),
+    ("partner", &["partner"]),
+    ("partnership", &["partner"]),
+    ("subcontractor", &["partner"]),
+    ("subcontract", &["partner"]),
+    ("sub", &["partner"]),
+    ("prime sub", &["partner"]),
+    ("primes and subs", &["partner"]),
+    ("works with", &["partner"]),
+    ("work with", &["partner"]),
+    ("ally", &["partner"]),
+    ("allies", &["partner"]),
+    ("collaborat", &["partner"]),
+    ("joint venture", &["partner"]),
+    ("relationship", &["partner"]),
+    // Competitors.
+    ("competitor", &["competitor"]),
+    ("compet", &["competitor"]),
+    ("competitiv", &["competitor"]),
+    ("competition", &["competitor"]),
+    ("rival", &["competitor"]),
+    ("go up against", &["competitor"]),
+    ("goes up against", &["competitor"]),
+    ("bid against", &["competitor"]),
+    ("bids against", &["competitor"]),
+    ("up against", &["competitor"]),
+    ("head to head", &["competitor"]),
+    ("overlap", &["competitor"]),
+    ("frenemy", &["partner", "competitor", "ratio"]),
+    ("frenemie", &["partner", "competitor", "ratio"]),
+    ("ratio", &["ratio"]),
+    ("versus", &["ratio"]),
+    ("vs", &["ratio"]),
+    ("compared to", &["ratio"]),
+    ("compared with", &["ratio"]),
+    ("balance", &["ratio"]),
+    ("proportion", &["ratio"]),
+    // Vendors.
+    ("profile", &["profile"]),
+    ("tell me about", &["profile", "summary"]),
+    ("background", &["profile"]),
+    ("size status", &["profile", "size"]),
+    ("small business", &["size"]),
+    ("size", &["size"]),
+    ("parent", &["parent"]),
+    ("corporate family", &["parent"]),
+    ("vendor", &["vendor"]),
+    ("company", &["vendor"]),
+    ("firm", &["vendor"]),
+    ("contractor", &["vendor"]),
+    ("entity", &["vendor"]),
+    ("uei", &["vendor"]),
+    ("award", &["award"]),
+    ("contract", &["award"]),
+    ("task order", &["award"]),
+    ("delivery order", &["award"]),
+    ("won", &["award"]),
+    ("win", &["award"]),
+    ("book of business", &["award"]),
+    ("portfolio", &["award"]),
+    ("track record", &["award"]),
+    ("past performance", &["award"]),
+    // Requirements.
+    ("requirement", &["requirement"]),
+    ("req", &["requirement"]),
+    ("rfp", &["requirement"]),
+    ("rfq", &["requirement"]),
+    ("rfi", &["requirement"]),
+    ("solicitation", &["requirement"]),
+    ("opportunity", &["requirement"]),
+    ("pursuit", &["requirement"]),
+    ("summary", &["summary"]),
+    ("summariz", &["summary"]),
+    ("summarys", &["summary"]),
+    ("detail", &["summary"]),
+    ("describe", &["summary"]),
+    ("describ", &["summary"]),
+    ("due date", &["summary"]),
+    ("due", &["summary"]),
+    ("what is it", &["summary"]),
+    ("what does it need", &["summary"]),
+    ("seat", &["summary"]),
+    // Bench.
+    ("bench", &["bench"]),
+    ("candidate", &["bench"]),
+    ("people", &["bench"]),
+    ("person", &["bench"]),
+    ("staff", &["bench"]),
+    ("personnel", &["bench"]),
+    ("folk", &["bench"]),
+    ("employee", &["bench"]),
+    ("talent", &["bench"]),
+    ("workforce", &["bench"]),
+    ("headcount", &["bench", "count"]),
+    ("consultant", &["bench"]),
+    ("recruit", &["bench"]),
+    ("cleared staff", &["bench", "clearance"]),
+    ("cleared people", &["bench", "clearance"]),
+    ("cleared folk", &["bench", "clearance"]),
+    ("cleared", &["clearance"]),
+    ("clearance", &["clearance"]),
+    ("clearance level", &["clearance"]),
+    ("ts sci", &["clearance", "sci"]),
+    ("top secret", &["clearance"]),
+    ("secret", &["clearance"]),
+    ("confidential", &["clearance"]),
+    ("ts", &["clearance"]),
+    ("compartment", &["compartment"]),
+    ("si tk", &["compartment"]),
+    ("si", &["compartment"]),
+    ("tk", &["compartment"]),
+    ("hcs", &["compartment"]),
+    ("klm", &["compartment"]),
+    ("read in", &["compartment"]),
+    ("read on", &["compartment"]),
+    ("caveat", &["compartment"]),
+    ("how many", &["count"]),
+    ("count", &["count"]),
+    ("number of", &["count"]),
+    ("tally", &["count"]),
+    ("fit", &["fit"]),
+    ("qualif", &["fit"]),
+    ("qualifi", &["fit"]),
+    ("qualification", &["fit"]),
+    ("qualify", &["fit"]),
+    ("match", &["fit"]),
+    ("meet", &["fit"]),
+    ("meets", &["fit"]),
+    ("eligible", &["fit"]),
+    ("cover", &["fit"]),
+    ("coverage", &["fit"]),
+    ("staff it", &["fit", "bench"]),
+    ("staff the", &["fit", "bench"]),
+    ("fill", &["fit"]),
+    ("suitable", &["fit"]),
+    ("labor category", &["fit", "category"]),
+    ("labor categories", &["fit", "category"]),
+    ("lcat", &["fit", "category"]),
+    ("available", &["availability"]),
+    ("availability", &["availability"]),
+    ("free up", &["availability"]),
+    ("freeing up", &["availability"]),
+    ("frees up", &["availability"]),
+    ("free", &["availability"]),
+    ("roll off", &["availability"]),
+    ("rolling off", &["availability"]),
+    ("rolls off", &["availability"]),
+    ("coming off", &["availability"]),
+    ("open up", &["availability"]),
+    ("unassigned", &["availability"]),
+    ("idle", &["availability"]),
+    ("deployable", &["availability"]),
+    ("start", &["availability"]),
+    // The whole picture.
+    ("capture picture", &["capture", "picture"]),
+    ("capture brief", &["capture", "picture"]),
+    ("capture", &["capture"]),
+    ("full picture", &["picture"]),
+    ("big picture", &["picture"]),
+    ("whole picture", &["picture"]),
+    ("picture", &["picture"]),
+    ("everything", &["picture"]),
+    ("whole story", &["picture"]),
+    ("full rundown", &["picture"]),
+    ("rundown", &["picture"]),
+    ("brief me", &["picture"]),
+    ("briefing", &["picture"]),
+    ("one pager", &["picture"]),
+    ("dossier", &["picture"]),
+    ("end to end", &["picture"]),
+    ("360", &["picture"]),
+    // Places and codes.
+    ("agency", &["agency"]),
+    ("department", &["agency"]),
+    ("customer", &["agency"]),
+    ("naics", &["naics"]),
+    ("industry", &["naics"]),
+];
+
+/// The term that separates two segments (asks) of a question.
+pub(crate) const SPLIT: &str = "|";
+/// The term that opens a segment starting with a framing word (`for`, `regarding`...).
+pub(crate) const FRAME: &str = "@frame";
+/// The term that closes a segment ended by punctuation (`,` `:` `;` `?`).
+pub(crate) const STOP: &str = "|.";
+
+/// Words that open a framing phrase ("For the Army recompete under 541512, ...").
+const FRAMING: &[&str] =
+    &["for", "regarding", "about", "on", "given", "across", "at", "in", "with", "re"];
+
+/// Words that carry no meaning for intent choice.
+const STOP_WORDS: &[&str] = &[
+    "a",
+    "about",
+    "across",
+    "again",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "been",
+    "being",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "doe",
+    "does",
+    "each",
+    "else",
+    "for",
+    "from",
+    "get",
+    "give",
+    "go",
+    "had",
+    "has",
+    "have",
+    "having",
+    "here",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "just",
+    "know",
+    "let",
+    "like",
+    "list",
+    "look",
+    "me",
+    "might",
+    "mine",
+    "more",
+    "most",
+    "much",
+    "my",
+    "need",
+    "new",
+    "now",
+    "of",
+    "off",
+    "on",
+    "one",
+    "or",
+    "our",
+    "ours",
+    "out",
+    "over",
+    "pleas",
+    "please",
+    "pull",
+    "right",
+    "see",
+    "should",
+    "show",
+    "so",
+    "some",
+    "tell",
+    "than",
+    "that",
+    "the",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "thi",
+    "this",
+    "those",
+    "to",
+    "up",
+    "us",
+    "via",
+    "wa",
+    "want",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "within",
+    "would",
+    "you",
+    "your",
+    "s",
+    "t",
+    "there",
+    "own",
+    "get",
+    "got",
+    "find",
+    "quick",
+    "quickly",
+    "currently",
+    "current",
+    "same",
+    "under",
+    "per",
+    "last",
+    "past",
+    "month",
+    "year",
+    "week",
+    "day",
+    "time",
+    "period",
+    "window",
+    "lately",
+    "recent",
+    "recently",
+    "code",
+    "data",
+    "info",
+    "information",
+];
+
+/// The normaliser: stemmer, stop words and thesaurus, built once.
+#[derive(Debug)]
+pub(crate) struct Lexicon {
+    /// First stem of a phrase → (phrase stems, concepts), longest phrase first.
+    phrases: BTreeMap<String, Vec<(Vec<String>, &'static [&'static str])>>,
+    stop: Vec<&'static str>,
+}
+
+impl Lexicon {
+    pub(crate) fn new() -> Lexicon {
+        let mut phrases: BTreeMap<String, Vec<(Vec<String>, &'static [&'static str])>> =
+            BTreeMap::new();
+        for &(surface, concepts) in THESAURUS {
+            let stems: Vec<String> = words(surface).map(|word| stem(&word)).collect();
+            if let Some(first) = stems.first() {
+                phrases.entry(first.clone()).or_default().push((stems, concepts));
+            }
+        }
+        for entries in phrases.values_mut() {
+            entries.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        }
+        let mut stop: Vec<&'static str> = STOP_WORDS.to_vec();
+        stop.sort_unstable();
+        stop.dedup();
+        Lexicon { phrases, stop }
+    }
+
+    /// The concept and content words of `text`, in order, repeats kept. Bytes inside `masked`
+    /// ranges (extracted param values) are skipped.
+    pub(crate) fn terms(&self, text: &str, masked: &[(usize, usize)]) -> Vec<String> {
+        let stems: Vec<String> = if masked.is_empty() {
+            words(text).map(|word| stem(&word)).collect()
+        } else {
+            let mut kept = String::with_capacity(text.len());
+            for (at, ch) in text.char_indices() {
+                let hidden = masked.iter().any(|&(start, end)| at >= start && at < end);
+                kept.push(if hidden { ' ' } else { ch });
+            }
+            words(&kept).map(|word| stem(&word)).collect()
+        };
+        let mut terms = Vec::with_capacity(stems.len());
+        let mut at = 0;
+        let mut segment_start = true;
+        'outer: while at < stems.len() {
+            if segment_start && FRAMING.contains(&stems[at].as_str()) {
+                terms.push(FRAME.to_owned());
+            }
+            segment_start = false;
+            if stems[at] == STOP {
+                terms.push(STOP.to_owned());
+                segment_start = true;
+                at += 1;
+                continue;
+            }
+            if let Some(entries) = self.phrases.get(&stems[at]) {
+                for (phrase, concepts) in entries {
+                    let end = at + phrase.len();
+                    if end <= stems.len() && stems[at..end] == phrase[..] {
+                        terms.extend(concepts.iter().map(|concept| (*concept).to_owned()));
+                        segment_start = concepts.first() == Some(&SPLIT);
+                        at = end;
+                        continue 'outer;
+                    }
+                }
+            }
+            let word = &stems[at];
+            let is_noise = self.stop.binary_search(&word.as_str()).is_ok()
+                || word.chars().any(|ch| ch.is_ascii_digit());
+            if !is_noise {
+                terms.push(word.clone());
+            }
+            at += 1;
+        }
+        terms
+    }
+}
+
+/// Lower-case alphanumeric words; apostrophes are dropped (`vendor's` → `vendors`). Sentence
+/// and clause punctuation (`?` `!` `;` `:`, and `,` `.` before a space) becomes [`STOP`].
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if ch.is_alphanumeric() {
+            word.extend(ch.to_lowercase());
+            continue;
+        }
+        if ch == '\'' || ch == '\u{2019}' {
+            continue;
+        }
+        if !word.is_empty() {
+            out.push(std::mem::take(&mut word));
+        }
+        let next_is_space = chars.peek().is_none_or(|next| next.is_whitespace());
+        let breaks = matches!(ch, '?' | '!' | ';' | ':' | '\n')
+            || (matches!(ch, ',' | '.') && next_is_space);
+        if breaks && out.last().is_some_and(|last| last != STOP) {
+            out.push(STOP.to_owned());
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out.into_iter()
+}
+
+/// A light suffix stripper: plurals, `-ing`, `-ed`, then a final `e`, so that `expires`,
+/// `expiring` and `expired` meet at `expir`.
+pub(crate) fn stem(word: &str) -> String {
+    let mut stem = word;
+    if stem.len() > 4 && stem.ends_with("ies") {
+        return format!("{}y", &stem[..stem.len() - 3]);
+    }
+    if stem.len() > 3
+        && stem.ends_with('s')
+        && !stem.ends_with("ss")
+        && !stem.ends_with("us")
+        && !stem.ends_with("is")
+    {
+        stem = &stem[..stem.len() - 1];
+    }
+    let mut stripped = false;
+    if stem.len() > 5 && stem.ends_with("ing") {
+        stem = &stem[..stem.len() - 3];
+        stripped = true;
+    } else if stem.len() > 4 && stem.ends_with("ed") {
+        stem = &stem[..stem.len() - 2];
+        stripped = true;
+    }
+    // `winning` → `win`, `planned` → `plan`.
+    let bytes = stem.as_bytes();
+    if stripped
+        && bytes.len() >= 3
+        && bytes[bytes.len() - 1] == bytes[bytes.len() - 2]
+        && !matches!(bytes[bytes.len() - 1], b'l' | b's' | b'z' | b'e' | b'o' | b'f')
+    {
+        stem = &stem[..stem.len() - 1];
+    }
+    if stem.len() > 4 && stem.ends_with('e') {
+        stem = &stem[..stem.len() - 1];
+    }
+    stem.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    //! Normalisation examples.
+
+    use super::*;
+
+    #[track_caller]
+    fn check(text: &str, expected: &[&str]) {
+        assert_eq!(Lexicon::new().terms(text, &[]), expected, "terms of {text:?}");
+    }
+
+    #[test]
+    fn stems_meet() {
+        assert_eq!(stem("expires"), stem("expiring"));
+        assert_eq!(stem("expired"), stem("expire"));
+        assert_eq!(stem("incumbents"), "incumbent");
+        assert_eq!(stem("competitors"), "competitor");
+        assert_eq!(stem("companies"), "company");
+        assert_eq!(stem("winning"), "win");
+    }
+
+    #[test]
+    fn phrases_fold_to_concepts() {
+        check("Who holds the contract?", &["incumbent", "|."]);
+        check("Which re-competes are coming up?", &["recompete", "recompete", "|."]);
+        check("our teaming partners and subs", &["partner", "|", "partner"]);
+        check("For the Army, who holds it", &["@frame", "army", "|.", "hold"]);
+        check(
+            "How many cleared staff are free in the next quarter",
+            &["count", "bench", "clearance", "availability", "next", "quarter"],
+        );
+        check("Army spend, and who holds it?", &["army", "spend", "|.", "|", "hold", "|."]);
+    }
+
+    #[test]
+    fn masks_param_spans() {
+        let text = "profile of UEI ABC123DEF456";
+        assert_eq!(Lexicon::new().terms(text, &[(15, 27)]), ["profile", "vendor"]);
+    }
+}
