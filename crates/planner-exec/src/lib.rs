@@ -37,6 +37,9 @@ pub use crate::{
     table::{Cell, Column, ColumnType, ResultTable},
 };
 
+/// The connection pool every executor takes (re-exported so that callers need no sqlx).
+pub use sqlx::PgPool;
+
 /// The schema, roles, row-level security policies and grants, embedded from
 /// `crates/planner-exec/migrations`.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!();
