@@ -1,0 +1,310 @@
+//! The compiled graph and the ways to run it.
+
+use std::{
+    collections::BTreeMap,
+    fmt,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+};
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::Notify;
+use tracing::Instrument;
+
+use crate::{
+    checkpoint::{Checkpoint, Checkpointer, Durability},
+    error::{Error, Result},
+    event::{Event, EventStream},
+    node::{Handler, NodeId, Policy},
+    state::GraphState,
+};
+
+/// A validated graph: immutable, `Send + Sync`, and cheap to clone (one `Arc`).
+pub struct Graph<N, S: GraphState, C> {
+    pub(crate) inner: Arc<Inner<S, C>>,
+    pub(crate) saver: Option<Saver>,
+    node: std::marker::PhantomData<fn() -> N>,
+}
+
+#[derive(Clone)]
+pub(crate) struct Saver {
+    pub(crate) store: Arc<dyn Checkpointer>,
+    pub(crate) durability: Durability,
+}
+
+pub(crate) struct Inner<S: GraphState, C> {
+    pub(crate) start: usize,
+    pub(crate) slots: Box<[Slot<S, C>]>,
+    pub(crate) by_name: BTreeMap<&'static str, usize>,
+}
+
+pub(crate) struct Slot<S: GraphState, C> {
+    pub(crate) name: &'static str,
+    pub(crate) handler: Handler<S, C>,
+    pub(crate) labels: Box<[&'static str]>,
+    pub(crate) hops: Box<[Hop]>,
+    pub(crate) policy: Policy,
+}
+
+/// A compiled edge: indexes into the slot table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Hop {
+    Node(usize),
+    End,
+    FanOut { branches: Box<[usize]>, join: usize },
+}
+
+/// One executed node, as kept in a [`Run`]'s trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TraceStep {
+    /// Step number, counted from 0 over the whole thread.
+    pub step: u64,
+    /// The node.
+    pub node: &'static str,
+    /// The route it took (empty for a fixed edge).
+    pub route: &'static str,
+}
+
+/// Options of one run.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// The thread the run belongs to; needed with a checkpointer.
+    pub thread_id: Option<String>,
+    /// Most node executions allowed in the thread, resumed parts included.
+    pub step_limit: u64,
+    /// Cancels the run from elsewhere.
+    pub cancel: Option<CancelToken>,
+}
+
+impl RunConfig {
+    /// The default step limit: generous, but stops a runaway cycle.
+    pub const DEFAULT_STEP_LIMIT: u64 = 100_000;
+
+    /// A run of thread `thread_id` with the default step limit.
+    pub fn thread(thread_id: impl Into<String>) -> Self {
+        RunConfig { thread_id: Some(thread_id.into()), ..RunConfig::default() }
+    }
+
+    /// Replaces the step limit.
+    #[must_use]
+    pub fn step_limit(mut self, limit: u64) -> Self {
+        self.step_limit = limit;
+        self
+    }
+
+    /// Lets `token` cancel the run.
+    #[must_use]
+    pub fn cancel(mut self, token: CancelToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig { thread_id: None, step_limit: Self::DEFAULT_STEP_LIMIT, cancel: None }
+    }
+}
+
+/// Where a run begins.
+#[derive(Debug)]
+pub enum Start<S> {
+    /// A fresh run from START with this input state.
+    Input(S),
+    /// Continue the thread waiting at an interrupt, handing `value` to the interrupted node.
+    Resume {
+        /// The thread.
+        thread_id: String,
+        /// The answer to the interrupt.
+        value: Value,
+    },
+    /// Continue from an earlier checkpoint of the thread: the new checkpoints branch off it.
+    Fork {
+        /// The thread.
+        thread_id: String,
+        /// The checkpoint to continue from.
+        checkpoint: u64,
+        /// Handed to the node that runs first, as on a resume.
+        value: Option<Value>,
+    },
+}
+
+/// The result of a run that did not fail.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run<S> {
+    /// The final state (at an interrupt: the state before the interrupting node).
+    pub state: S,
+    /// The steps taken by this run, in order.
+    pub trace: Vec<TraceStep>,
+    /// Whether the run reached END or stopped at an interrupt.
+    pub status: Status,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    /// The run reached END.
+    Finished,
+    /// A node asked the caller something; resume the thread with the answer.
+    Interrupted(Interrupt),
+}
+
+/// A run stopped at a node that asked the caller something.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Interrupt {
+    /// The thread to resume (`None` when the run had no thread id).
+    pub thread_id: Option<String>,
+    /// The interrupting node; it runs again on resume.
+    pub node: &'static str,
+    /// What the node asked.
+    pub payload: Value,
+}
+
+/// Cancels runs from another task; clones share one flag.
+#[derive(Debug, Clone, Default)]
+pub struct CancelToken(Arc<CancelFlag>);
+
+#[derive(Debug, Default)]
+struct CancelFlag {
+    cancelled: AtomicBool,
+    notify: Notify,
+}
+
+impl CancelToken {
+    /// A token not yet cancelled.
+    pub fn new() -> Self {
+        CancelToken::default()
+    }
+
+    /// Cancels every run holding this token: the running node is dropped at its next await.
+    pub fn cancel(&self) {
+        self.0.cancelled.store(true, Ordering::Release);
+        self.0.notify.notify_waiters();
+    }
+
+    /// Whether [`CancelToken::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Completes once the token is cancelled.
+    pub async fn cancelled(&self) {
+        let notified = self.0.notify.notified();
+        let mut notified = std::pin::pin!(notified);
+        notified.as_mut().enable();
+        if self.is_cancelled() {
+            return;
+        }
+        notified.await;
+    }
+}
+
+impl<N: NodeId, S: GraphState, C: Send + Sync + 'static> Graph<N, S, C> {
+    pub(crate) fn from_inner(inner: Arc<Inner<S, C>>) -> Self {
+        Graph { inner, saver: None, node: std::marker::PhantomData }
+    }
+
+    /// The same graph saving checkpoints to `store` with the given durability.
+    #[must_use]
+    pub fn with_checkpointer(&self, store: Arc<dyn Checkpointer>, durability: Durability) -> Self {
+        Graph {
+            inner: Arc::clone(&self.inner),
+            saver: Some(Saver { store, durability }),
+            node: std::marker::PhantomData,
+        }
+    }
+
+    /// Runs from START with `input` until END or an interrupt.
+    ///
+    /// # Errors
+    /// A node failure or timeout, the step limit, cancellation, or a checkpoint store failure.
+    pub async fn invoke(&self, ctx: &C, input: S, config: &RunConfig) -> Result<Run<S>> {
+        self.run(ctx, Start::Input(input), config, None).await
+    }
+
+    /// Resumes `thread_id`, waiting at an interrupt, handing `value` to the interrupted node.
+    /// Any process sharing the checkpoint store may resume the thread.
+    ///
+    /// # Errors
+    /// As [`Graph::invoke`], plus [`Error::NotInterrupted`] and missing checkpoints.
+    pub async fn resume(
+        &self,
+        ctx: &C,
+        thread_id: &str,
+        value: Value,
+        config: &RunConfig,
+    ) -> Result<Run<S>> {
+        let start = Start::Resume { thread_id: thread_id.to_owned(), value };
+        self.run(ctx, start, config, None).await
+    }
+
+    /// Runs from `start`, calling `observe` with every event in order.
+    ///
+    /// # Errors
+    /// As [`Graph::invoke`].
+    pub async fn run(
+        &self,
+        ctx: &C,
+        start: Start<S>,
+        config: &RunConfig,
+        observe: Option<&mut (dyn FnMut(Event) + Send)>,
+    ) -> Result<Run<S>> {
+        let thread_id = match &start {
+            Start::Input(_) => config.thread_id.as_deref(),
+            Start::Resume { thread_id, .. } | Start::Fork { thread_id, .. } => Some(&**thread_id),
+        };
+        let span = tracing::info_span!("graph_run", thread_id);
+        crate::run::run(self, ctx, start, config, observe).instrument(span).await
+    }
+
+    /// Runs on a spawned task and yields its events; [`EventStream::finish`] gives the result.
+    /// Must be called within a Tokio runtime.
+    pub fn stream(&self, ctx: Arc<C>, start: Start<S>, config: RunConfig) -> EventStream<S> {
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+        let graph = self.clone();
+        let task = tokio::spawn(async move {
+            let mut send = move |event: Event| {
+                // A dropped receiver only means nobody listens any more.
+                let _ = sender.send(event);
+            };
+            graph.run(&ctx, start, &config, Some(&mut send)).await
+        });
+        EventStream::new(receiver, task)
+    }
+
+    /// Every checkpoint of `thread_id`, oldest first.
+    ///
+    /// # Errors
+    /// [`Error::NoCheckpointer`] or a store failure.
+    pub async fn history(&self, thread_id: &str) -> Result<Vec<Checkpoint>> {
+        let saver = self.saver.as_ref().ok_or(Error::NoCheckpointer)?;
+        saver.store.history(thread_id).await
+    }
+
+    /// The node names, in the order they were added.
+    pub fn node_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.inner.slots.iter().map(|it| it.name)
+    }
+}
+
+impl<N, S: GraphState, C> Clone for Graph<N, S, C> {
+    fn clone(&self) -> Self {
+        Graph {
+            inner: Arc::clone(&self.inner),
+            saver: self.saver.clone(),
+            node: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<N, S: GraphState, C> fmt::Debug for Graph<N, S, C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Graph")
+            .field("nodes", &self.inner.slots.iter().map(|it| it.name).collect::<Vec<_>>())
+            .field("checkpointer", &self.saver.as_ref().map(|it| &it.store))
+            .finish()
+    }
+}
