@@ -5,7 +5,10 @@ use std::str::FromStr;
 
 /// The closed set of parameter kinds. Each kind has exactly one deterministic extractor
 /// (`planner-extract`) and one SQL bind type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum ParamKind {
     /// A government agency, canonicalised through a dictionary (`Department of the Army`).
     Agency,
