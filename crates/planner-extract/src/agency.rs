@@ -170,6 +170,12 @@ pub(crate) fn at(scan: &Scan<'_>, i: usize) -> Option<Hit> {
         j += 1;
     }
     let (last, index) = best?;
+    // A contraction is a word, not an acronym: "DON'T" is not the Department of the Navy.
+    if matches!(scan.gap_after(last), "'" | "’")
+        && scan.raw(last + 1).is_some_and(|_| !scan.word(last + 1).eq_ignore_ascii_case("s"))
+    {
+        return None;
+    }
     let name = table::AGENCIES.get(usize::from(index))?.0;
     Some(Hit::one(last + 1, ParamKind::Agency, Value::Text(name.to_owned()), scan.span(i, last)))
 }
@@ -239,6 +245,7 @@ mod tests {
             assert_eq!(canonical_agency(alias), Some(name), "{alias}");
         }
         assert_eq!(canonical_agency("Department of Nothing"), None);
+        assert_eq!(canonical_agency("DON'T"), None);
     }
 
     #[test]

@@ -18,6 +18,8 @@ const HCS: u8 = 2;
 const KLM: u8 = 4;
 const SI: u8 = 8;
 const TK: u8 = 16;
+/// The longest list read as one; bounds the work per token on adversarial input.
+const MAX_CODES: usize = 12;
 
 /// A parsed list: the tokens it covers, its codes and its unsupported codes.
 #[derive(Debug)]
@@ -138,7 +140,7 @@ fn list(scan: &Scan<'_>, first: usize, style: Style) -> Option<List> {
     let (code, mut last) = code_at(scan, first, style)?;
     let mut out = List { first, last, mask: 0, count: 0, diagnostics: Vec::new() };
     add(scan, &mut out, code, first, last);
-    loop {
+    while out.count < MAX_CODES {
         let k = last + 1;
         let gap = scan.gap_before(k);
         let next = match style {

@@ -6,6 +6,8 @@ use std::fmt;
 use planner_registry::{ParamKind, Value};
 
 use crate::scan::{Hit, Scan};
+use crate::token::HAS_DIGIT;
+use crate::vocab::NO_WORD;
 use crate::{agency, clearance, months, naics, uei, uuid};
 
 #[cfg(test)]
@@ -161,17 +163,16 @@ pub fn extract(question: &str) -> Extraction {
             i += 1;
             continue;
         }
-        let mut best: Option<Hit> = None;
-        for hit in [
-            agency::at(&scan, i),
-            clearance::at(&scan, i),
-            months::at(&scan, i),
-            naics::at(&scan, i),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if best.as_ref().is_none_or(|b| hit.end > b.end) {
+        // Only a vocabulary word or a token with a digit can start a param.
+        if scan.raw(i).is_none_or(|t| t.id == NO_WORD && !t.is(HAS_DIGIT)) {
+            i += 1;
+            continue;
+        }
+        let mut best: Option<Hit> = agency::at(&scan, i);
+        for matcher in [clearance::at, months::at, naics::at] {
+            if let Some(hit) = matcher(&scan, i)
+                && best.as_ref().is_none_or(|b| hit.end > b.end)
+            {
                 best = Some(hit);
             }
         }

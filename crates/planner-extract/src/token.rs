@@ -51,6 +51,32 @@ impl Tok {
     }
 }
 
+/// Byte classes for the tokenizer: bit flags per byte value.
+const ALNUM: u8 = 1;
+const C_DIGIT: u8 = 2;
+const C_UPPER: u8 = 4;
+const C_LOWER: u8 = 8;
+const C_HEX: u8 = 16;
+
+static CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_digit() {
+            ALNUM | C_DIGIT | C_HEX
+        } else if c.is_ascii_uppercase() {
+            ALNUM | C_UPPER | if c <= b'F' { C_HEX } else { 0 }
+        } else if c.is_ascii_lowercase() {
+            ALNUM | C_LOWER | if c <= b'f' { C_HEX } else { 0 }
+        } else {
+            0
+        };
+        b += 1;
+    }
+    table
+};
+
 /// Splits `text` into tokens in one pass over its bytes.
 pub(crate) fn tokenize(text: &str) -> Vec<Tok> {
     let bytes = text.as_bytes();
@@ -58,38 +84,49 @@ pub(crate) fn tokenize(text: &str) -> Vec<Tok> {
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if b == b'&' {
-            toks.push(Tok { start: i, end: i + 1, id: Kw::And as u16, num: 0, shape: 0 });
-            i += 1;
-            continue;
-        }
-        if !b.is_ascii_alphanumeric() {
+        let class = CLASS[usize::from(b)];
+        if class & ALNUM == 0 {
+            if b == b'&' {
+                toks.push(Tok { start: i, end: i + 1, id: Kw::And as u16, num: 0, shape: 0 });
+            }
             i += 1;
             continue;
         }
         let start = i;
-        let mut shape = DIGITS | HEX;
-        if b.is_ascii_uppercase() {
-            shape |= FIRST_UPPER;
-        }
-        // Lower-cased bytes packed little-endian; only tokens of at most 16 bytes can be words.
+        let (mut any, mut all) = (0u8, u8::MAX);
+        // Lower-cased bytes packed little-endian; only tokens of at most 16 bytes can be short words.
         let mut packed: u128 = 0;
-        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
-            let c = bytes[i];
-            if c.is_ascii_digit() {
-                shape |= HAS_DIGIT;
-            } else {
-                shape &= !DIGITS;
-                if !c.is_ascii_hexdigit() {
-                    shape &= !HEX;
-                }
-                shape |= if c.is_ascii_uppercase() { HAS_UPPER } else { HAS_LOWER };
+        while let Some(&c) = bytes.get(i) {
+            let class = CLASS[usize::from(c)];
+            if class & ALNUM == 0 {
+                break;
             }
+            any |= class;
+            all &= class;
             let n = i - start;
             if n < 16 {
-                packed |= u128::from(c.to_ascii_lowercase()) << (8 * n);
+                packed |= u128::from(c | ((class & C_UPPER) << 3)) << (8 * n);
             }
             i += 1;
+        }
+        let mut shape = 0;
+        if all & C_DIGIT != 0 {
+            shape |= DIGITS;
+        }
+        if any & C_DIGIT != 0 {
+            shape |= HAS_DIGIT;
+        }
+        if any & C_UPPER != 0 {
+            shape |= HAS_UPPER;
+        }
+        if any & C_LOWER != 0 {
+            shape |= HAS_LOWER;
+        }
+        if all & C_HEX != 0 {
+            shape |= HEX;
+        }
+        if CLASS[usize::from(b)] & C_UPPER != 0 {
+            shape |= FIRST_UPPER;
         }
         let len = i - start;
         let (id, num) = if len <= 16 {

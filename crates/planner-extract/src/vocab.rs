@@ -203,6 +203,10 @@ impl Hasher for WordHasher {
         }
     }
 
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9e_37_79_b9_7f_4a_7c_15).rotate_left(26);
+    }
+
     fn write_u128(&mut self, n: u128) {
         #[expect(clippy::cast_possible_truncation, reason = "folding the two halves on purpose")]
         let folded = (n as u64) ^ ((n >> 64) as u64).rotate_left(29);

@@ -219,6 +219,21 @@ fn month_windows() {
 }
 
 #[test]
+fn long_runs_of_keywords_extract_in_one_pass() {
+    let codes = "SI ".repeat(200_000);
+    let found = extract(&codes);
+    assert!(found.params.is_empty(), "a bare run of codes is no explicit list");
+    let slashes = "SI/".repeat(200_000);
+    let found = extract(&slashes);
+    assert_eq!(
+        found.available().get(&ParamKind::Compartments),
+        Some(&Value::List(vec!["SI".into()]))
+    );
+    let phrases = "department of the ".repeat(100_000) + "Army";
+    assert_eq!(extract(&phrases).params.len(), 1);
+}
+
+#[test]
 fn the_reference_example() {
     check(
         "For the 'Department of the Army' recompete under NAICS 541512, who are the incumbents \
