@@ -22,13 +22,21 @@ pub struct Inputs<'a> {
     pub scopes: &'a [String],
 }
 
+/// The source of an arg that waits for an edge (never left in a returned plan: a node with
+/// one is dropped as unbindable).
+const PENDING: ArgSource = ArgSource::Upstream(usize::MAX - 1);
+/// The source of an arg bound to an edge whose index is fixed when the plan is assembled.
+const BOUND: usize = usize::MAX;
+
 /// A candidate node while validating.
 #[derive(Debug)]
 struct Candidate {
     intent: IntentId,
     origin: NodeOrigin,
-    /// One slot per intent param: bound now, or waiting for an edge.
-    args: Vec<Option<ArgSource>>,
+    /// One arg per intent param; `Upstream` ones are waiting for (or bound to) an edge.
+    args: Vec<BoundArg>,
+    /// How many args still wait for an edge.
+    pending: usize,
     /// Upstream edges, as (from intent, column, param).
     upstream: Vec<(IntentId, usize, ParamId)>,
     /// `Some` once every argument is bound: the node's depth.
@@ -63,7 +71,7 @@ pub fn validate(registry: &Registry, inputs: &Inputs<'_>, proposal: &[String]) -
     named.sort_unstable();
 
     // Expand composites (the smallest composite id wins a shared member), collecting their edges.
-    let mut origins: BTreeMap<IntentId, NodeOrigin> = BTreeMap::new();
+    let mut origins: Vec<(IntentId, NodeOrigin)> = Vec::with_capacity(named.len() + 4);
     let mut declared: Vec<(IntentId, usize, IntentId, ParamId)> = Vec::new();
     for &id in &named {
         if registry.intent(id).is_composite() {
@@ -71,14 +79,15 @@ pub fn validate(registry: &Registry, inputs: &Inputs<'_>, proposal: &[String]) -
         }
     }
     for &id in &named {
-        if !registry.intent(id).is_composite() {
-            origins.entry(id).or_insert(NodeOrigin::Proposed);
+        if !registry.intent(id).is_composite() && !origins.iter().any(|&(known, _)| known == id) {
+            origins.push((id, NodeOrigin::Proposed));
         }
     }
+    origins.sort_unstable_by_key(|&(id, _)| id);
 
     // Scopes, then binding from the question.
     let mut candidates: Vec<Candidate> = Vec::with_capacity(origins.len());
-    for (&id, &origin) in &origins {
+    for &(id, origin) in &origins {
         let intent = registry.intent(id);
         let lacking: Vec<String> = intent
             .scopes()
@@ -100,18 +109,17 @@ pub fn validate(registry: &Registry, inputs: &Inputs<'_>, proposal: &[String]) -
     bind_edges(registry, inputs, &mut candidates, &declared);
 
     // Whatever is still unbound is dropped with its missing params.
-    let mut ready = Vec::with_capacity(candidates.len());
-    for candidate in candidates {
+    candidates.retain(|candidate| {
         if candidate.depth.is_some() {
-            ready.push(candidate);
-        } else if candidate.origin != NodeOrigin::Provider {
+            return true;
+        }
+        if candidate.origin != NodeOrigin::Provider {
             let intent = registry.intent(candidate.intent);
-            let missing = intent
-                .params
+            let missing = candidate
+                .args
                 .iter()
-                .zip(&candidate.args)
-                .filter(|(_, arg)| arg.is_none())
-                .map(|(param, _)| param.param)
+                .filter(|arg| arg.source == PENDING)
+                .map(|arg| arg.param)
                 .collect();
             dropped.push(Dropped {
                 name: intent.name.clone(),
@@ -119,13 +127,15 @@ pub fn validate(registry: &Registry, inputs: &Inputs<'_>, proposal: &[String]) -
                 reason: DropReason::Unbindable { missing },
             });
         }
-    }
+        false
+    });
+    let ready = candidates;
     // A node whose provider was dropped is unbindable too; providers are bound, so this only
     // matters after the cap. Apply the cap with each node's upstream closure.
     let kept = apply_cap(registry, &ready, &mut dropped);
 
     dropped.sort();
-    Validation { plan: assemble(registry, ready, &kept), dropped }
+    Validation { plan: assemble(ready, &kept), dropped }
 }
 
 /// The names that reproduce a plan when proposed again: proposed nodes by their own name,
@@ -150,7 +160,7 @@ fn expand(
     registry: &Registry,
     top: IntentId,
     composite: IntentId,
-    origins: &mut BTreeMap<IntentId, NodeOrigin>,
+    origins: &mut Vec<(IntentId, NodeOrigin)>,
     declared: &mut Vec<(IntentId, usize, IntentId, ParamId)>,
     level: usize,
 ) {
@@ -165,8 +175,8 @@ fn expand(
     for &member in &body.members {
         if registry.intent(member).is_composite() {
             expand(registry, top, member, origins, declared, level + 1);
-        } else {
-            origins.entry(member).or_insert(NodeOrigin::Composite(top));
+        } else if !origins.iter().any(|&(known, _)| known == member) {
+            origins.push((member, NodeOrigin::Composite(top)));
         }
     }
 }
@@ -179,18 +189,25 @@ fn candidate(
     declared: &[(IntentId, usize, IntentId, ParamId)],
 ) -> Candidate {
     let intent = registry.intent(id);
-    let args: Vec<Option<ArgSource>> = intent
+    let mut pending = 0;
+    let args: Vec<BoundArg> = intent
         .params
         .iter()
         .map(|param| {
             // A composite's declared edge binds its member's param even when it is available.
             let by_composite = matches!(origin, NodeOrigin::Composite(_))
                 && declared.iter().any(|&(_, _, to, p)| to == id && p == param.param);
-            if by_composite { None } else { bind_one(registry, param, inputs.available) }
+            let bound =
+                if by_composite { None } else { bind_one(registry, param, inputs.available) };
+            let source = bound.unwrap_or_else(|| {
+                pending += 1;
+                PENDING
+            });
+            BoundArg { param: param.param, kind: param.kind, source }
         })
         .collect();
-    let depth = args.iter().all(Option::is_some).then_some(0);
-    Candidate { intent: id, origin, args, upstream: Vec::new(), depth }
+    let depth = (pending == 0).then_some(0);
+    Candidate { intent: id, origin, args, pending, upstream: Vec::new(), depth }
 }
 
 /// Binds missing params through edges from bound nodes, adding a provider node when exactly one
@@ -228,10 +245,11 @@ fn try_edges(
 ) -> bool {
     let target = candidates[index].intent;
     let intent = registry.intent(target);
-    let mut chosen: Vec<(usize, IntentId, usize, ParamId)> = Vec::new();
+    let mut chosen: Vec<(usize, IntentId, usize, ParamId)> =
+        Vec::with_capacity(candidates[index].pending);
     let mut depth = 0u8;
     for (slot, param) in intent.params.iter().enumerate() {
-        if candidates[index].args[slot].is_some() {
+        if candidates[index].args[slot].source != PENDING {
             continue;
         }
         let composite_from = declared
@@ -254,8 +272,9 @@ fn try_edges(
     for (slot, from, column, param) in chosen {
         node.upstream.push((from, column, param));
         // The edge index is fixed when the plan is assembled.
-        node.args[slot] = Some(ArgSource::Upstream(usize::MAX));
+        node.args[slot].source = ArgSource::Upstream(BOUND);
     }
+    node.pending = 0;
     node.depth = Some(depth);
     true
 }
@@ -274,7 +293,7 @@ fn add_provider(
         }
         let intent = registry.intent(candidates[index].intent);
         for (slot, param) in intent.params.iter().enumerate() {
-            if candidates[index].args[slot].is_some() {
+            if candidates[index].args[slot].source != PENDING {
                 continue;
             }
             let provided_in_plan = candidates.iter().any(|c| {
@@ -316,12 +335,14 @@ fn apply_cap(registry: &Registry, ready: &[Candidate], dropped: &mut Vec<Dropped
     let mut kept = vec![false; ready.len()];
     let mut count = 0;
     let position = |id: IntentId| ready.iter().position(|c| c.intent == id);
+    let mut closure = Vec::with_capacity(ready.len());
     for index in 0..ready.len() {
         if kept[index] || ready[index].origin == NodeOrigin::Provider {
             continue;
         }
         // The node's upstream closure that is not kept yet.
-        let mut closure = vec![index];
+        closure.clear();
+        closure.push(index);
         let mut cursor = 0;
         let mut complete = true;
         while cursor < closure.len() {
@@ -336,7 +357,7 @@ fn apply_cap(registry: &Registry, ready: &[Candidate], dropped: &mut Vec<Dropped
         }
         if complete && count + closure.len() <= cap {
             count += closure.len();
-            for at in closure {
+            for &at in &closure {
                 kept[at] = true;
             }
         } else {
@@ -351,7 +372,7 @@ fn apply_cap(registry: &Registry, ready: &[Candidate], dropped: &mut Vec<Dropped
     kept
 }
 
-fn assemble(registry: &Registry, ready: Vec<Candidate>, kept: &[bool]) -> Plan {
+fn assemble(ready: Vec<Candidate>, kept: &[bool]) -> Plan {
     let kept_nodes: Vec<Candidate> = ready
         .into_iter()
         .zip(kept)
@@ -366,30 +387,20 @@ fn assemble(registry: &Registry, ready: Vec<Candidate>, kept: &[bool]) -> Plan {
             }
         }
     }
-    edges.sort_by_key(|edge| (edge.to, edge.param, edge.from));
+    edges.sort_unstable_by_key(|edge| (edge.to, edge.param, edge.from));
     let nodes = kept_nodes
         .into_iter()
         .enumerate()
         .map(|(to, candidate)| {
-            let intent = registry.intent(candidate.intent);
-            let args = intent
-                .params
-                .iter()
-                .zip(candidate.args)
-                .map(|(param, source)| {
-                    let source = match source {
-                        Some(ArgSource::Upstream(_)) | None => {
-                            let edge = edges
-                                .iter()
-                                .position(|edge| edge.to == to && edge.param == param.param)
-                                .unwrap_or(usize::MAX);
-                            ArgSource::Upstream(edge)
-                        }
-                        Some(source) => source,
-                    };
-                    BoundArg { param: param.param, kind: param.kind, source }
-                })
-                .collect();
+            let mut args = candidate.args;
+            for arg in &mut args {
+                if let ArgSource::Upstream(edge) = &mut arg.source {
+                    *edge = edges
+                        .iter()
+                        .position(|e| e.to == to && e.param == arg.param)
+                        .unwrap_or(BOUND);
+                }
+            }
             PlanNode { intent: candidate.intent, args, origin: candidate.origin }
         })
         .collect();

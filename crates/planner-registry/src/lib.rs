@@ -100,6 +100,13 @@
 //! `$n::int` (or `integer`, `int4`, `bigint`, `int8`) for months and `$n::text[]` for
 //! compartments. `CAST($n AS type)` is accepted too.
 //!
+//! ## Binding, for executors
+//!
+//! A plan node's args come in the intent's `params` order, so arg *n* binds `$n`. Bind
+//! [`Value::Text`] as `text` (for `uuid` too: the `$n::uuid` cast converts it), [`Value::Int`] as
+//! `int8` and [`Value::List`] as `text[]`; the casts written in the SQL make every type explicit.
+//! The output columns are listed in `SELECT` order with their [`ColumnType`].
+//!
 //! ## A complete example
 //!
 //! ```toml

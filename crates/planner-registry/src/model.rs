@@ -30,11 +30,11 @@ pub(crate) struct Inner {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IntentId(pub(crate) u32);
 
-/// The id of a declared param: its position in the `[params]` table.
+/// The id of a declared param: its position in the `[params]` table, in name order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ParamId(pub(crate) u16);
 
-/// The id of a declared plane: its position in the `[planes]` table.
+/// The id of a declared plane: its position in the `[planes]` table, in name order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PlaneId(pub(crate) u16);
 
@@ -212,14 +212,14 @@ impl IntentId {
 }
 
 impl ParamId {
-    /// The position in the `[params]` table.
+    /// The position in the `[params]` table, in name order.
     pub const fn index(self) -> usize {
         self.0 as usize
     }
 }
 
 impl PlaneId {
-    /// The position in the `[planes]` table.
+    /// The position in the `[planes]` table, in name order.
     pub const fn index(self) -> usize {
         self.0 as usize
     }
@@ -322,7 +322,7 @@ impl Registry {
         &self.inner.params[id.index()]
     }
 
-    /// Every declared param, in declaration order.
+    /// Every declared param, in name order.
     pub fn params(&self) -> &[Param] {
         &self.inner.params
     }
@@ -347,7 +347,7 @@ impl Registry {
         &self.inner.planes[id.index()]
     }
 
-    /// Every declared plane, in declaration order.
+    /// Every declared plane, in name order.
     pub fn planes(&self) -> &[Plane] {
         &self.inner.planes
     }
