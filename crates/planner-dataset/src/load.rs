@@ -94,6 +94,8 @@ pub async fn seed(pool: &PgPool, options: &SeedOptions) -> Result<SeedReport> {
     let mut conn = pool.acquire().await.map_err(load_error("connection"))?;
     let mut tx = conn.begin().await.map_err(load_error("transaction"))?;
 
+    // A load is all or nothing and can be rerun: no need to wait for each WAL flush.
+    tx.execute("SET LOCAL synchronous_commit = off").await.map_err(load_error("transaction"))?;
     sqlx::query("INSERT INTO market.snapshot (as_of) VALUES ($1)")
         .bind(options.today)
         .execute(&mut *tx)
@@ -156,7 +158,7 @@ pub async fn seed(pool: &PgPool, options: &SeedOptions) -> Result<SeedReport> {
     let mut next_subaward = 1;
     let mut predecessors = Vec::new();
     {
-        let mut sink = (&mut *tx)
+        let mut sink = tx
             .copy_in_raw(
                 "COPY market.award (id, piid, agency_id, naics, recipient_uei, start_date, \
                  current_end_date, potential_end_date, obligated, base_and_all_options, set_aside) \
@@ -250,7 +252,13 @@ pub async fn seed(pool: &PgPool, options: &SeedOptions) -> Result<SeedReport> {
 
     bar.set_message("analyze");
     // Fresh visibility maps make index-only scans possible; fresh statistics make good plans.
-    conn.execute("VACUUM (ANALYZE)").await.map_err(load_error("vacuum"))?;
+    conn.execute(
+        "VACUUM (ANALYZE) market.agency, market.naics, market.vendor, market.award, \
+         market.vendor_cell, graph.subaward, admin.tenant, capture.requirement, bench.candidate, \
+         eeo.self_identification",
+    )
+    .await
+    .map_err(load_error("vacuum"))?;
     bar.finish_with_message("done");
     Ok(report)
 }

@@ -120,7 +120,7 @@ impl Market {
                 (start + Days::new(1), 4)
             }
             None => {
-                let back = rng.below(6 * 365) as u64;
+                let back = rng.below(6 * 365);
                 (self.today - Days::new(back), rng.below(5) as u32)
             }
         };

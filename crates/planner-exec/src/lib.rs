@@ -15,7 +15,13 @@
 //! bound values; nothing it renders depends on a clock or on hash order.
 //!
 //! The schema, roles and policies are the migrations in `crates/planner-exec/migrations`,
-//! embedded as [`MIGRATOR`].
+//! embedded as [`MIGRATOR`]. The roles `planner_owner`, `planner_reader` and `planner_audit` are
+//! `NOLOGIN`; the pool connects as the migrating login (a superuser in development and tests),
+//! and each transaction switches with `SET LOCAL ROLE`. A non-superuser application login needs
+//! `GRANT planner_reader, planner_audit TO <login>`. Schemas: `market` (agencies, NAICS, vendors,
+//! awards, vendor cells, the snapshot date), `graph` (subawards), `capture` (requirements),
+//! `bench` (candidates, clearance levels), `admin` (tenants, API keys), `audit` (answer log),
+//! `eeo` (unreachable).
 
 mod audit;
 mod error;

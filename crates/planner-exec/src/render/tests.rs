@@ -19,7 +19,7 @@ fn sample() -> ResultTable {
         rows: vec![
             vec![
                 Cell::Text("W91QUZ-24-C-0001".into()),
-                Cell::Decimal(Decimal::new(123_456_789_12, 2)),
+                Cell::Decimal(Decimal::new(12_345_678_912, 2)),
                 Cell::Int(1_204),
                 Cell::Date(NaiveDate::from_ymd_opt(2027, 3, 31).unwrap()),
                 Cell::Uuid(Uuid::from_u128(0x1234)),

@@ -9,15 +9,20 @@ use crate::table::Column;
 
 /// The members of a grid with their values and whether they are hidden, plus the equations
 /// (lists of (member index, coefficient)) that the table's sums state.
-fn system(grid: &Grid, hidden: &Hidden) -> (Vec<(u64, bool)>, Vec<Vec<(usize, f64)>>) {
+/// Each member's value and whether it is hidden.
+type Members = Vec<(u64, bool)>;
+/// Each equation as (member index, coefficient) terms summing to zero.
+type Equations = Vec<Vec<(usize, f64)>>;
+
+fn system(grid: &Grid, hidden: &Hidden) -> (Members, Equations) {
     let rows = grid.cells.len();
     let columns = grid.cells.first().map_or(0, Vec::len);
     let mut members = Vec::new();
     let mut cell_index = vec![vec![0; columns]; rows];
-    for row in 0..rows {
-        for column in 0..columns {
+    for (row, (values, flags)) in grid.cells.iter().zip(&hidden.cells).enumerate() {
+        for (column, (value, flag)) in values.iter().zip(flags).enumerate() {
             cell_index[row][column] = members.len();
-            members.push((grid.cells[row][column], hidden.cells[row][column]));
+            members.push((*value, *flag));
         }
     }
     let mut equations = Vec::new();
@@ -68,11 +73,12 @@ fn rank(mut matrix: Vec<Vec<f64>>) -> usize {
             continue;
         }
         matrix.swap(rank, pivot);
-        for row in 0..matrix.len() {
-            if row != rank {
-                let factor = matrix[row][column] / matrix[rank][column];
-                for c in column..width {
-                    matrix[row][c] -= factor * matrix[rank][c];
+        let pivot_row = matrix[rank].clone();
+        for (index, row) in matrix.iter_mut().enumerate() {
+            if index != rank {
+                let factor = row[column] / pivot_row[column];
+                for (cell, pivot) in row.iter_mut().zip(&pivot_row).skip(column) {
+                    *cell -= factor * pivot;
                 }
             }
         }

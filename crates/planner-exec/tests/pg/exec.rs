@@ -66,7 +66,8 @@ async fn a_tenant_sees_only_its_own_rows(pool: PgPool) {
     let a_asks_b =
         run(&pool, REQUIREMENT, std::slice::from_ref(&b_id), Some(TENANT_A)).await.unwrap();
     assert!(a_asks_b.rows.is_empty());
-    let b_asks_b = run(&pool, REQUIREMENT, &[b_id.clone()], Some(TENANT_B)).await.unwrap();
+    let b_asks_b =
+        run(&pool, REQUIREMENT, std::slice::from_ref(&b_id), Some(TENANT_B)).await.unwrap();
     assert_eq!(b_asks_b.rows.len(), 1);
 
     // No tenant: no tenant rows at all.
