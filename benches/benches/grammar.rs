@@ -60,7 +60,10 @@ window_months = { kind = "months" }
                 "{ name = \"naics\" }, { name = \"window_months\", default = 12, min = 1, max = 60 }",
                 "t.naics = $1::text AND t.months <= $2::int",
             ),
-            _ => ("{ name = \"agency\" }, { name = \"naics\" }", "t.agency = $1::text AND t.naics = $2::text"),
+            _ => (
+                "{ name = \"agency\" }, { name = \"naics\" }",
+                "t.agency = $1::text AND t.naics = $2::text",
+            ),
         };
         let provides = if index % 10 == 5 { ", provides = \"uei\"" } else { "" };
         let _ = write!(
@@ -104,7 +107,8 @@ fn bench_grammar(c: &mut Criterion) {
 
     // 1,000 intents: a composite of two, two plain nodes, an edge-bound node and its provider.
     let large = load(&generated(1_000), "generated.toml");
-    let proposal = names(&["intent_0999", "intent_0512", "intent_0020", "intent_0993", "intent_0995"]);
+    let proposal =
+        names(&["intent_0999", "intent_0512", "intent_0020", "intent_0993", "intent_0995"]);
     let validation = validate(&large, &inputs, &proposal);
     assert_eq!(validation.plan.nodes.len(), 6, "{validation:?}");
     assert_eq!(validation.plan.edges.len(), 1, "{validation:?}");
