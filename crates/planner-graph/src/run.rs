@@ -136,8 +136,13 @@ pub(crate) async fn run<N: NodeId, S: GraphState, C: Send + Sync + 'static>(
                 if let Some(observe) = observe.as_deref_mut() {
                     observe(Event::NodeStarted { step, node: slot.name });
                 }
-                let span =
-                    tracing::debug_span!("node", node = slot.name, step, route = field::Empty);
+                let span = tracing::debug_span!(
+                    "node",
+                    node = slot.name,
+                    step,
+                    route = field::Empty,
+                    duration_us = field::Empty
+                );
                 let timer = (observe.is_some() || !span.is_disabled()).then(Instant::now);
                 let resume_value = resume.take();
                 let command = call(slot, ctx, &state, resume_value.as_ref(), step, cancel)
@@ -182,7 +187,7 @@ pub(crate) async fn run<N: NodeId, S: GraphState, C: Send + Sync + 'static>(
                 };
                 let (label, hop) = route_of(slot, route, step)?;
                 span.record("route", label);
-                tracing::trace!(parent: &span, duration_us = elapsed.as_micros() as u64, "node finished");
+                span.record("duration_us", elapsed.as_micros() as u64);
                 if let Some(observe) = observe.as_deref_mut() {
                     let to = hop_names(slots, hop);
                     observe(Event::RouteTaken { step, node: slot.name, route: label, to });

@@ -6,3 +6,4 @@ mod postgres;
 mod properties;
 mod reference;
 mod runtime;
+mod spans;
