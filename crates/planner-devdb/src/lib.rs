@@ -27,4 +27,4 @@ mod provide;
 pub use cluster::{Cluster, ClusterConfig, find_bin_dir};
 pub use docker::DockerEngine;
 pub use error::{Error, Result};
-pub use provide::{Options, Postgres, Provider, provide};
+pub use provide::{Options, Postgres, Provider, ensure_database, provide};

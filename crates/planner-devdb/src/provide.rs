@@ -233,6 +233,26 @@ async fn start_cluster(options: &Options, bin_dir: PathBuf) -> Result<Postgres> 
     Ok(pg)
 }
 
+/// Creates `database` on the server at `admin_url` (a URL of an existing database, such as
+/// `postgres`) unless it exists.
+pub async fn ensure_database(admin_url: &str, database: &str) -> Result<()> {
+    let mut conn = connect(admin_url).await?;
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)")
+            .bind(database)
+            .fetch_one(&mut conn)
+            .await
+            .map_err(|err| connect_err(admin_url, &err))?;
+    if !exists {
+        let sql = format!("CREATE DATABASE \"{}\"", database.replace('"', "\"\""));
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .execute(&mut conn)
+            .await
+            .map_err(|err| connect_err(admin_url, &err))?;
+    }
+    Ok(())
+}
+
 fn split_image(image: &str) -> (&str, &str) {
     match image.rsplit_once(':') {
         Some((name, tag)) if !tag.contains('/') => (name, tag),

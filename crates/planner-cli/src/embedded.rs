@@ -1,0 +1,91 @@
+//! The database `planner ask` uses: DATABASE_URL when given, else the embedded default: a
+//! PostgreSQL cluster kept in the user's data directory (`PLANNER_DATA_DIR`, else
+//! `$XDG_DATA_HOME/planner`, else `~/.local/share/planner`; `/var/lib/planner` for root, since
+//! the server runs as an unprivileged user), started on demand, migrated and loaded with the demo
+//! dataset on first use, and stopped when the command ends.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use planner_devdb::{Cluster, ClusterConfig, ensure_database, find_bin_dir};
+use planner_exec::PgPool;
+
+/// An open database, and the cluster behind it when it is the embedded one.
+#[derive(Debug)]
+pub(crate) struct Database {
+    pool: PgPool,
+    cluster: Option<Cluster>,
+}
+
+fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PLANNER_DATA_DIR") {
+        return PathBuf::from(dir);
+    }
+    let is_root = std::env::var("USER").map(|it| it == "root").unwrap_or(false)
+        || std::env::var_os("HOME").is_some_and(|home| home == "/root");
+    if is_root {
+        return PathBuf::from("/var/lib/planner");
+    }
+    if let Some(dir) = std::env::var_os("XDG_DATA_HOME") {
+        return PathBuf::from(dir).join("planner");
+    }
+    let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("."), PathBuf::from);
+    home.join(".local/share/planner")
+}
+
+impl Database {
+    /// Connects to `url`, or starts the embedded default (loading the demo data on first use).
+    #[expect(clippy::print_stderr, reason = "progress of the first start")]
+    pub(crate) async fn open(url: Option<&str>) -> anyhow::Result<Database> {
+        if let Some(url) = url {
+            let pool = PgPool::connect(url).await.context("cannot connect to DATABASE_URL")?;
+            planner_engine::migrate(&pool).await?;
+            return Ok(Database { pool, cluster: None });
+        }
+        let bin_dir = find_bin_dir(
+            std::env::var("PATH").ok().as_deref(),
+            "/usr/lib/postgresql".as_ref(),
+        )
+        .context(
+            "the embedded database needs PostgreSQL server binaries (Debian: apt-get install \
+                 postgresql-15), or set DATABASE_URL to a server you run",
+        )?;
+        let dir = data_dir().join("pg");
+        let first_use = !dir.join("data/PG_VERSION").exists();
+        if first_use {
+            eprintln!("planner: creating the embedded database in {}", dir.display());
+        }
+        let config = ClusterConfig { bin_dir, dir: Some(dir), fast_unsafe: false };
+        let cluster = tokio::task::spawn_blocking(move || Cluster::start(&config)).await??;
+        ensure_database(&cluster.url("postgres"), "planner").await?;
+        let pool = PgPool::connect(&cluster.url("planner"))
+            .await
+            .context("cannot connect to the embedded database")?;
+        planner_engine::migrate(&pool).await?;
+        let options = planner_dataset::SeedOptions {
+            scale: 1.0,
+            seed: planner_dataset::DEMO_SEED,
+            today: planner_dataset::demo_today(),
+            progress: true,
+        };
+        match planner_dataset::seed(&pool, &options).await {
+            Ok(report) => eprintln!("planner: loaded the demo dataset ({report:?})"),
+            Err(planner_dataset::Error::AlreadySeeded) => {}
+            Err(err) => return Err(err).context("loading the demo dataset"),
+        }
+        Ok(Database { pool, cluster: Some(cluster) })
+    }
+
+    pub(crate) fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Closes the pool and stops the embedded cluster.
+    pub(crate) async fn close(self) -> anyhow::Result<()> {
+        self.pool.close().await;
+        if let Some(mut cluster) = self.cluster {
+            tokio::task::spawn_blocking(move || cluster.stop()).await??;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,258 @@
+//! The engine: the API boundary that the server and the CLI call.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use planner_exec::PgPool;
+use planner_grammar::{PlanView, plan_view};
+use planner_graph::{Checkpointer, Durability, Graph, PgCheckpointer, RunConfig, Status};
+use planner_infer::{GateConfig, Narrator, Proposer, TemplateNarrator};
+use planner_registry::Registry;
+
+use crate::answer::{Answer, DroppedNode, NeedsInput, Outcome, TextSource};
+use crate::error::{Error, Result};
+use crate::graph::{self, Ctx, State, Step};
+use crate::planning::{Planner, Route};
+use crate::report::PlanReport;
+use crate::run::RunLimits;
+use crate::screen::check_input;
+
+/// How an engine is built. [`EngineConfig::new`] gives the defaults: the lexical proposer (K =
+/// 1), the template narrator, 4 nodes at once, 5 s per statement, 10 s per answer, 2 clarify
+/// rounds.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// The frozen registry.
+    pub registry: Registry,
+    /// The proposer; `None` is the offline lexical proposer.
+    pub proposer: Option<Arc<dyn Proposer>>,
+    /// K, the proposals asked of a sampling proposer (the lexical one always gives 1).
+    pub samples: usize,
+    /// The narrator; `None` is the deterministic template narrator.
+    pub narrator: Option<Arc<dyn Narrator>>,
+    /// The faithfulness gate's settings.
+    pub gate: GateConfig,
+    /// Concurrency, statement timeout and answer deadline.
+    pub limits: RunLimits,
+    /// Clarification rounds before the planner goes on without the node.
+    pub max_clarify_rounds: u32,
+}
+
+impl EngineConfig {
+    /// The defaults over `registry`.
+    pub fn new(registry: Registry) -> EngineConfig {
+        EngineConfig {
+            registry,
+            proposer: None,
+            samples: 3,
+            narrator: None,
+            gate: GateConfig::reference(),
+            limits: RunLimits {
+                concurrency: 4,
+                node_timeout: Duration::from_secs(5),
+                deadline: Duration::from_secs(10),
+            },
+            max_clarify_rounds: 2,
+        }
+    }
+}
+
+/// A question to answer.
+#[derive(Debug, Clone)]
+pub struct Ask {
+    /// The question.
+    pub question: String,
+    /// The caller's scopes (`bench` to see bench counts).
+    pub scopes: Vec<String>,
+    /// The caller's tenant (row-level security); `None` sees public planes only.
+    pub tenant: Option<uuid::Uuid>,
+}
+
+/// The planner: plans without a database, answers with one.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    ctx: Arc<Ctx>,
+    graph: Graph<Step, State, Arc<Ctx>>,
+    checkpoints: Arc<dyn Checkpointer>,
+}
+
+/// Applies the schema (planner-exec) and the checkpoint tables (planner-graph) to `pool`.
+pub async fn migrate(pool: &PgPool) -> Result<()> {
+    planner_exec::MIGRATOR.run(pool).await.map_err(|err| Error::Unavailable(err.to_string()))?;
+    planner_graph::MIGRATOR.run(pool).await.map_err(|err| Error::Unavailable(err.to_string()))?;
+    Ok(())
+}
+
+impl Engine {
+    /// An engine answering on `pool` (already migrated, see [`migrate`]); threads are
+    /// checkpointed in the same database, so any engine sharing it can resume them.
+    pub fn new(config: EngineConfig, pool: PgPool) -> Engine {
+        let planner = Planner::new(config.registry, config.proposer, config.samples);
+        let ctx = Arc::new(Ctx {
+            planner,
+            narrator: config.narrator.unwrap_or_else(|| Arc::new(TemplateNarrator)),
+            gate: config.gate,
+            pool: pool.clone(),
+            limits: config.limits,
+            max_rounds: config.max_clarify_rounds,
+        });
+        let checkpoints: Arc<dyn Checkpointer> = Arc::new(PgCheckpointer::new(pool));
+        let graph = graph::build().with_checkpointer(Arc::clone(&checkpoints), Durability::Exit);
+        Engine { ctx, graph, checkpoints }
+    }
+
+    /// The planner (for plan-only use).
+    pub fn planner(&self) -> &Planner {
+        &self.ctx.planner
+    }
+
+    /// The planner graph as a Mermaid flowchart.
+    pub fn mermaid() -> String {
+        graph::build().to_mermaid()
+    }
+
+    /// Plans a question without running it (`planner plan`).
+    pub async fn plan(&self, question: &str, scopes: &[String]) -> Result<PlanReport> {
+        plan_report(&self.ctx.planner, question, scopes).await
+    }
+
+    /// Answers a question, or asks the user for a missing value.
+    pub async fn ask(&self, ask: Ask) -> Result<Outcome> {
+        check_input(&ask.question)?;
+        let state = State {
+            question: ask.question,
+            scopes: ask.scopes,
+            tenant: ask.tenant,
+            ..State::default()
+        };
+        let thread_id = uuid::Uuid::new_v4().to_string();
+        let run = self.graph.invoke(&self.ctx, state, &RunConfig::thread(thread_id.clone())).await;
+        self.outcome(thread_id, run)
+    }
+
+    /// Resumes a thread waiting for the user's answer. The answer runs through the same
+    /// extractors as a question. A thread of another tenant is unknown.
+    pub async fn resume(
+        &self,
+        thread_id: &str,
+        answer: &str,
+        tenant: Option<uuid::Uuid>,
+    ) -> Result<Outcome> {
+        check_input(answer)?;
+        let waiting = self.graph_waiting_state(thread_id).await?;
+        if waiting.tenant != tenant {
+            return Err(Error::UnknownThread(thread_id.to_owned()));
+        }
+        let run = self
+            .graph
+            .resume(
+                &self.ctx,
+                thread_id,
+                serde_json::Value::String(answer.to_owned()),
+                &RunConfig::thread(thread_id),
+            )
+            .await;
+        self.outcome(thread_id.to_owned(), run)
+    }
+
+    async fn graph_waiting_state(&self, thread_id: &str) -> Result<State> {
+        let Some(checkpoint) = self
+            .checkpoints
+            .load(thread_id, None)
+            .await
+            .map_err(|err| Error::Unavailable(err.to_string()))?
+        else {
+            return Err(Error::UnknownThread(thread_id.to_owned()));
+        };
+        if checkpoint.interrupt.is_none() {
+            return Err(Error::UnknownThread(thread_id.to_owned()));
+        }
+        serde_json::from_str(&checkpoint.state).map_err(|err| Error::Graph(err.to_string()))
+    }
+
+    fn outcome(
+        &self,
+        thread_id: String,
+        run: Result<planner_graph::Run<State>, planner_graph::Error>,
+    ) -> Result<Outcome> {
+        let run = run.map_err(|err| {
+            let text = format!(
+                "{err}: {}",
+                std::error::Error::source(&err).map(ToString::to_string).unwrap_or_default()
+            );
+            if text.contains("audit row") { Error::AuditFailed(text) } else { Error::Graph(text) }
+        })?;
+        match run.status {
+            Status::Interrupted(interrupt) => {
+                let payload = interrupt.payload;
+                let strings = |key: &str| -> Vec<String> {
+                    payload[key]
+                        .as_array()
+                        .map(|items| {
+                            items.iter().filter_map(|it| it.as_str().map(str::to_owned)).collect()
+                        })
+                        .unwrap_or_default()
+                };
+                Ok(Outcome::NeedsInput(NeedsInput {
+                    thread_id,
+                    question: payload["question"].as_str().unwrap_or_default().to_owned(),
+                    missing: strings("missing"),
+                    suggestions: strings("suggestions"),
+                }))
+            }
+            Status::Finished => Ok(Outcome::Answered(Box::new(self.answer_of(&run.state)))),
+        }
+    }
+
+    fn answer_of(&self, state: &State) -> Answer {
+        let registry = self.ctx.planner.registry();
+        let route = state.route.unwrap_or(Route::Unplannable);
+        let (plan, mut dropped, trace): (PlanView, Vec<DroppedNode>, _) = if route == Route::Refused
+        {
+            let empty = planner_grammar::Validation::default();
+            (
+                plan_view(registry, &empty.plan),
+                Vec::new(),
+                planner_grammar::PlanTrace::new(registry, &empty, None),
+            )
+        } else {
+            let planning = state.planning(&self.ctx);
+            let dropped = planner_grammar::dropped_view(registry, &planning.validation.dropped)
+                .into_iter()
+                .map(|it| DroppedNode { intent: it.intent, reason: it.reason })
+                .collect();
+            (
+                plan_view(registry, &planning.validation.plan),
+                dropped,
+                graph::trace_of(&self.ctx, state),
+            )
+        };
+        dropped.extend(state.run_dropped.iter().cloned());
+        let evidence = graph::evidence_tables(state);
+        Answer {
+            route,
+            text: state.text.clone(),
+            text_source: state.text_source.unwrap_or(TextSource::Deterministic),
+            plan,
+            suppressed_cells: evidence.iter().map(|t| t.suppressed_cells).sum(),
+            evidence,
+            dropped,
+            gate: state.gate.clone(),
+            trace,
+            timings: state.timings.clone(),
+        }
+    }
+}
+
+/// Plans a question without a database: the report `planner plan --json` prints.
+pub async fn plan_report(
+    planner: &Planner,
+    question: &str,
+    scopes: &[String],
+) -> Result<PlanReport> {
+    check_input(question)?;
+    let planning = planner.plan(question, &[], scopes, true).await;
+    let to_user = (planning.route == Route::Clarify)
+        .then(|| planner.clarification(&planning.params, &planning.missing).0);
+    Ok(PlanReport::new(planner.registry(), &planning, to_user))
+}

@@ -1,0 +1,508 @@
+//! The planner graph: one node per responsibility, run by `planner-graph`.
+//!
+//! ```text
+//! screen ─refuse→ refuse → audit → END
+//!   │ok
+//! extract_params → route_question ─single→ bind_single → run_plan
+//!                        │propose
+//!                  propose_plan → stabilize → validate_plan ─clarify→ clarify (interrupt;
+//!                                                  │              resume → extract_params)
+//!                                                  ├─unplannable→ unplannable → audit
+//!                                                  │run
+//!                                               run_plan → narrate → faithfulness_gate ─fail→ render_deterministic
+//!                                                                          │pass                  │
+//!                                                                        audit ←──────────────────┘ → END
+//! ```
+//!
+//! Nodes return their update and their route as typed values; the state holds only data
+//! (question, params, proposals, evidence, text) and never a route. Planning results that are
+//! cheap and pure to recompute (validation, binding) are recomputed from the stored proposals
+//! rather than stored, so a checkpoint is small and a resumed thread sees exactly what an
+//! uninterrupted one would.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use planner_exec::{AuditRecord, AuditRoute, Faithfulness, PgPool, SelfConsistency, TenantId};
+use planner_grammar::{Agreement, PlanTrace};
+use planner_graph::{Command, Graph, GraphBuilder, GraphState, Node, NodeError, node_ids, routes};
+use planner_infer::{GateConfig, Narrator, check_faithfulness};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value as Json, json};
+
+use crate::answer::{DroppedNode, EvidenceTable, GateReport, TextSource, Timing};
+use crate::evidence::{StoredTable, evidence_of};
+use crate::planning::{Params, Planner, Planning, Proposed, Route};
+use crate::run::{NodeOutcome, RunLimits, run_plan};
+use crate::screen::screen;
+
+node_ids! {
+    /// The planner graph's nodes.
+    pub enum Step {
+        Screen => "screen",
+        ExtractParams => "extract_params",
+        RouteQuestion => "route_question",
+        BindSingle => "bind_single",
+        ProposePlan => "propose_plan",
+        Stabilize => "stabilize",
+        ValidatePlan => "validate_plan",
+        Clarify => "clarify",
+        Unplannable => "unplannable",
+        RunPlan => "run_plan",
+        Narrate => "narrate",
+        FaithfulnessGate => "faithfulness_gate",
+        RenderDeterministic => "render_deterministic",
+        Refuse => "refuse",
+        Audit => "audit",
+    }
+}
+
+routes! {
+    /// Out of `screen`.
+    pub enum Screened { Ok => "ok", Refuse => "refuse" }
+}
+routes! {
+    /// Out of `route_question`.
+    pub enum Routed { Single => "single", Propose => "propose" }
+}
+routes! {
+    /// Out of `validate_plan`.
+    pub enum Validated { Run => "run", Clarify => "clarify", Unplannable => "unplannable" }
+}
+routes! {
+    /// Out of `faithfulness_gate`.
+    pub enum Gate { Pass => "pass", Fail => "fail" }
+}
+
+/// Shared by every run.
+#[derive(Debug)]
+pub(crate) struct Ctx {
+    pub(crate) planner: Planner,
+    pub(crate) narrator: Arc<dyn Narrator>,
+    pub(crate) gate: GateConfig,
+    pub(crate) pool: PgPool,
+    pub(crate) limits: RunLimits,
+    pub(crate) max_rounds: u32,
+}
+
+/// The state of one question's thread. Data only: no route, no handle.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct State {
+    pub(crate) question: String,
+    pub(crate) scopes: Vec<String>,
+    pub(crate) tenant: Option<uuid::Uuid>,
+    pub(crate) answers: Vec<String>,
+    pub(crate) rounds: u32,
+    pub(crate) refusal: Option<String>,
+    pub(crate) params: Params,
+    pub(crate) single: bool,
+    pub(crate) proposed: Proposed,
+    pub(crate) route: Option<Route>,
+    pub(crate) tables: Vec<StoredTable>,
+    pub(crate) run_dropped: Vec<DroppedNode>,
+    pub(crate) narration: Option<String>,
+    pub(crate) gate: Option<GateReport>,
+    pub(crate) text: String,
+    pub(crate) text_source: Option<TextSource>,
+    pub(crate) started_unix_micros: u64,
+    pub(crate) timings: Vec<Timing>,
+}
+
+/// A state change.
+pub(crate) struct Update(Box<dyn FnOnce(&mut State) + Send>);
+
+impl Update {
+    fn new(f: impl FnOnce(&mut State) + Send + 'static) -> Update {
+        Update(Box::new(f))
+    }
+}
+
+impl GraphState for State {
+    type Update = Update;
+
+    fn apply(&mut self, update: Update) {
+        (update.0)(self);
+    }
+}
+
+type C = Arc<Ctx>;
+
+impl State {
+    fn rounds_left(&self, ctx: &Ctx) -> bool {
+        self.rounds < ctx.max_rounds
+    }
+
+    /// The planning outcome of this state, recomputed (pure, microseconds).
+    pub(crate) fn planning(&self, ctx: &Ctx) -> Planning {
+        ctx.planner.decide(
+            self.params.clone(),
+            self.proposed.clone(),
+            &self.scopes,
+            self.single,
+            self.rounds_left(ctx),
+        )
+    }
+}
+
+fn timed(
+    node: &'static str,
+    started: Instant,
+    update: impl FnOnce(&mut State) + Send + 'static,
+) -> Update {
+    let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    Update::new(move |state| {
+        update(state);
+        state.timings.push(Timing { node: node.to_owned(), micros });
+    })
+}
+
+struct ProposePlan;
+
+impl Node<State, C> for ProposePlan {
+    type Route = ();
+
+    async fn run(
+        &self,
+        ctx: &C,
+        state: &State,
+        _: Option<&Json>,
+    ) -> Result<Command<Update, ()>, NodeError> {
+        let started = Instant::now();
+        let proposed = ctx.planner.propose(&state.question, &state.params).await;
+        Ok(Command::goto(timed("propose_plan", started, move |s| s.proposed = proposed), ()))
+    }
+}
+
+struct RunPlan;
+
+impl Node<State, C> for RunPlan {
+    type Route = ();
+
+    async fn run(
+        &self,
+        ctx: &C,
+        state: &State,
+        _: Option<&Json>,
+    ) -> Result<Command<Update, ()>, NodeError> {
+        let started = Instant::now();
+        let planning = state.planning(ctx);
+        let registry = ctx.planner.registry();
+        let plan = &planning.validation.plan;
+        let tenant = state.tenant.map(TenantId);
+        let outcomes = run_plan(registry, &ctx.pool, plan, tenant, ctx.limits).await;
+        let mut tables = Vec::new();
+        let mut dropped = Vec::new();
+        for (node, outcome) in plan.nodes.iter().zip(outcomes) {
+            let name = registry.intent(node.intent).name.clone();
+            match outcome {
+                NodeOutcome::Ran(table) => tables.push(StoredTable::new(&name, &table)),
+                NodeOutcome::Dropped(reason) => dropped.push(DroppedNode { intent: name, reason }),
+            }
+        }
+        let route = planning.route;
+        Ok(Command::goto(
+            timed("run_plan", started, move |s| {
+                s.route = Some(route);
+                s.tables = tables;
+                s.run_dropped = dropped;
+            }),
+            (),
+        ))
+    }
+}
+
+struct Narrate;
+
+impl Node<State, C> for Narrate {
+    type Route = ();
+
+    async fn run(
+        &self,
+        ctx: &C,
+        state: &State,
+        _: Option<&Json>,
+    ) -> Result<Command<Update, ()>, NodeError> {
+        let started = Instant::now();
+        if state.tables.is_empty() {
+            // Nothing to narrate: the deterministic rendering says what is missing.
+            return Ok(Command::goto(timed("narrate", started, |s| s.narration = None), ()));
+        }
+        let evidence = evidence_of(state);
+        let narration = match ctx.narrator.narrate(&state.question, &evidence).await {
+            Ok(text) => Some(text),
+            Err(err) => {
+                tracing::warn!("the narrator failed; the deterministic rendering ships: {err}");
+                None
+            }
+        };
+        Ok(Command::goto(timed("narrate", started, move |s| s.narration = narration), ()))
+    }
+}
+
+struct Audit;
+
+impl Node<State, C> for Audit {
+    type Route = ();
+
+    async fn run(
+        &self,
+        ctx: &C,
+        state: &State,
+        _: Option<&Json>,
+    ) -> Result<Command<Update, ()>, NodeError> {
+        let started = Instant::now();
+        let record = audit_record(ctx, state);
+        planner_exec::write_audit(&ctx.pool, &record)
+            .await
+            .map_err(|err| NodeError::new(format!("the audit row could not be written: {err}")))?;
+        Ok(Command::goto(timed("audit", started, |_| {}), ()))
+    }
+}
+
+fn audit_record(ctx: &Ctx, state: &State) -> AuditRecord {
+    let registry = ctx.planner.registry();
+    let route = state.route.unwrap_or(Route::Unplannable);
+    let (intents, param_kinds, node_count, self_consistency) = if route == Route::Refused {
+        (Vec::new(), Vec::new(), 0, SelfConsistency::NotSampled)
+    } else {
+        let planning = state.planning(ctx);
+        let plan = &planning.validation.plan;
+        let intents: Vec<String> =
+            plan.nodes.iter().map(|node| registry.intent(node.intent).name.clone()).collect();
+        let mut kinds: Vec<_> =
+            plan.nodes.iter().flat_map(|n| n.args.iter().map(|a| a.kind)).collect();
+        kinds.sort();
+        kinds.dedup();
+        let consistency = match planning.consensus.as_ref().map(|it| it.agreement) {
+            None | Some(Agreement::Single) => SelfConsistency::NotSampled,
+            Some(Agreement::Unanimous) => SelfConsistency::Unanimous,
+            Some(Agreement::Majority) => SelfConsistency::Majority,
+            Some(Agreement::NoMajority | Agreement::NoProposal) => SelfConsistency::NoMajority,
+        };
+        (intents, kinds, u32::try_from(plan.nodes.len()).unwrap_or(u32::MAX), consistency)
+    };
+    let faithfulness = match &state.gate {
+        None => Faithfulness::NotNarrated,
+        Some(gate) if gate.passed => Faithfulness::Passed,
+        Some(_) => Faithfulness::Failed,
+    };
+    let suppressed: usize = state.tables.iter().map(|t| t.evidence.suppressed_cells).sum();
+    AuditRecord {
+        intents,
+        param_kinds,
+        node_count,
+        suppressed_cells: u32::try_from(suppressed).unwrap_or(u32::MAX),
+        faithfulness,
+        self_consistency,
+        route: match route {
+            Route::Single => AuditRoute::Single,
+            Route::Plan => AuditRoute::Plan,
+            Route::Clarify => AuditRoute::Clarify,
+            Route::Refused => AuditRoute::Refused,
+            Route::Unplannable => AuditRoute::Unplannable,
+        },
+        latency: Duration::from_micros(state.timings.iter().map(|t| t.micros).sum()),
+    }
+}
+
+/// The deterministic rendering of the evidence, with what is missing.
+pub(crate) fn render_deterministic(state: &State) -> String {
+    let mut out = String::new();
+    for table in &state.tables {
+        out.push_str(&format!("{}:\n{}", table.evidence.intent, table.evidence.text));
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    for dropped in &state.run_dropped {
+        out.push_str(&format!("{}: not answered ({})\n", dropped.intent, dropped.reason));
+    }
+    if out.is_empty() {
+        out.push_str("No evidence was returned.\n");
+    }
+    out
+}
+
+/// Builds and validates the planner graph.
+pub(crate) fn build() -> Graph<Step, State, C> {
+    let mut b = GraphBuilder::<Step, State, C>::new();
+    b.start(Step::Screen);
+    b.add_fn(Step::Screen, |_: &C, state: &State, _| {
+        let started = Instant::now();
+        let refusal = screen(&state.question, &planner_extract::extract(&state.question));
+        Ok(match refusal {
+            Some(refusal) => Command::goto(
+                timed("screen", started, move |s| {
+                    s.refusal = Some(refusal.reason());
+                    s.route = Some(Route::Refused);
+                }),
+                Screened::Refuse,
+            ),
+            None => Command::goto(timed("screen", started, |_| {}), Screened::Ok),
+        })
+    })
+    .route(Screened::Ok, Step::ExtractParams)
+    .route(Screened::Refuse, Step::Refuse);
+    b.add_fn(Step::ExtractParams, |_: &C, state: &State, _| {
+        let started = Instant::now();
+        let params = Params::extract(&state.question, &state.answers);
+        Ok(Command::goto(timed("extract_params", started, move |s| s.params = params), ()))
+    })
+    .goto(Step::RouteQuestion);
+    b.add_fn(Step::RouteQuestion, |ctx: &C, state: &State, _| {
+        let started = Instant::now();
+        let single = ctx.planner.route_single(&state.question, &state.params, &state.scopes);
+        Ok(match single {
+            Some(name) => Command::goto(
+                timed("route_question", started, move |s| {
+                    s.single = true;
+                    s.proposed = Proposed { samples: vec![vec![name]], ..Proposed::default() };
+                }),
+                Routed::Single,
+            ),
+            None => Command::goto(
+                timed("route_question", started, |s| s.single = false),
+                Routed::Propose,
+            ),
+        })
+    })
+    .route(Routed::Single, Step::BindSingle)
+    .route(Routed::Propose, Step::ProposePlan);
+    b.add_fn(Step::BindSingle, |ctx: &C, state: &State, _| {
+        let started = Instant::now();
+        let route = state.planning(ctx).route;
+        Ok(Command::goto(timed("bind_single", started, move |s| s.route = Some(route)), ()))
+    })
+    .goto(Step::RunPlan);
+    b.add_node(Step::ProposePlan, ProposePlan).goto(Step::Stabilize);
+    b.add_fn(Step::Stabilize, |_: &C, _: &State, _| {
+        // The majority vote is pure; validate_plan and run_plan recompute it from the stored
+        // proposals, so this step records nothing but its time.
+        Ok(Command::goto(timed("stabilize", Instant::now(), |_| {}), ()))
+    })
+    .goto(Step::ValidatePlan);
+    b.add_fn(Step::ValidatePlan, |ctx: &C, state: &State, _| {
+        let started = Instant::now();
+        let route = state.planning(ctx).route;
+        let next = match route {
+            Route::Clarify => Validated::Clarify,
+            Route::Unplannable => Validated::Unplannable,
+            _ => Validated::Run,
+        };
+        Ok(Command::goto(timed("validate_plan", started, move |s| s.route = Some(route)), next))
+    })
+    .route(Validated::Run, Step::RunPlan)
+    .route(Validated::Clarify, Step::Clarify)
+    .route(Validated::Unplannable, Step::Unplannable);
+    b.add_fn(Step::Clarify, |ctx: &C, state: &State, resume: Option<&Json>| {
+        if let Some(answer) = resume {
+            let started = Instant::now();
+            let answer = answer.as_str().unwrap_or_default().to_owned();
+            return Ok(Command::goto(
+                timed("clarify", started, move |s| {
+                    s.answers.push(answer);
+                    s.rounds += 1;
+                }),
+                (),
+            ));
+        }
+        let planning = state.planning(ctx);
+        let (question, suggestions) =
+            ctx.planner.clarification(&planning.params, &planning.missing);
+        let registry = ctx.planner.registry();
+        let missing: Vec<&str> =
+            planning.missing.iter().map(|&p| registry.param(p).name.as_str()).collect();
+        Ok(Command::Interrupt(json!({
+            "question": question,
+            "missing": missing,
+            "suggestions": suggestions,
+        })))
+    })
+    .goto(Step::ExtractParams);
+    b.add_fn(Step::Unplannable, |_: &C, _: &State, _| {
+        let started = Instant::now();
+        Ok(Command::goto(
+            timed("unplannable", started, |s| {
+                s.route = Some(Route::Unplannable);
+                s.text =
+                    "Nothing in the registry can answer this question with the values it gives. \
+                          Ask about federal awards (spend, incumbents, recompetes, vendors, market \
+                          share), vendor relationships, your requirements, or bench counts."
+                        .to_owned();
+                s.text_source = Some(TextSource::Deterministic);
+            }),
+            (),
+        ))
+    })
+    .goto(Step::Audit);
+    b.add_node(Step::RunPlan, RunPlan).goto(Step::Narrate);
+    b.add_node(Step::Narrate, Narrate).goto(Step::FaithfulnessGate);
+    b.add_fn(Step::FaithfulnessGate, |ctx: &C, state: &State, _| {
+        let started = Instant::now();
+        let Some(narration) = state.narration.clone() else {
+            return Ok(Command::goto(timed("faithfulness_gate", started, |_| {}), Gate::Fail));
+        };
+        let verdict = check_faithfulness(&narration, &evidence_of(state), &ctx.gate);
+        let passed = verdict.passed();
+        let report = GateReport {
+            passed,
+            misses: verdict.misses.iter().map(|m| format!("{m:?}")).collect(),
+        };
+        Ok(Command::goto(
+            timed("faithfulness_gate", started, move |s| {
+                if passed {
+                    let mut text = narration;
+                    for dropped in &s.run_dropped {
+                        text.push_str(&format!(
+                            "\n{}: not answered ({})",
+                            dropped.intent, dropped.reason
+                        ));
+                    }
+                    s.text = text;
+                    s.text_source = Some(TextSource::Narrated);
+                }
+                s.gate = Some(report);
+            }),
+            if passed { Gate::Pass } else { Gate::Fail },
+        ))
+    })
+    .route(Gate::Pass, Step::Audit)
+    .route(Gate::Fail, Step::RenderDeterministic);
+    b.add_fn(Step::RenderDeterministic, |_: &C, state: &State, _| {
+        let started = Instant::now();
+        let text = render_deterministic(state);
+        Ok(Command::goto(
+            timed("render_deterministic", started, move |s| {
+                s.text = text;
+                s.text_source = Some(TextSource::Deterministic);
+            }),
+            (),
+        ))
+    })
+    .goto(Step::Audit);
+    b.add_fn(Step::Refuse, |_: &C, state: &State, _| {
+        let started = Instant::now();
+        let text = format!("Refused: {}.", state.refusal.clone().unwrap_or_default());
+        Ok(Command::goto(
+            timed("refuse", started, move |s| {
+                s.text = text;
+                s.text_source = Some(TextSource::Deterministic);
+            }),
+            (),
+        ))
+    })
+    .goto(Step::Audit);
+    b.add_node(Step::Audit, Audit).goto_end();
+    b.compile().expect("the planner graph is valid")
+}
+
+/// The plan trace of a state.
+pub(crate) fn trace_of(ctx: &Ctx, state: &State) -> PlanTrace {
+    let planning = state.planning(ctx);
+    PlanTrace::new(ctx.planner.registry(), &planning.validation, planning.consensus.as_ref())
+}
+
+/// The evidence tables of a state.
+pub(crate) fn evidence_tables(state: &State) -> Vec<EvidenceTable> {
+    state.tables.iter().map(|t| t.evidence.clone()).collect()
+}

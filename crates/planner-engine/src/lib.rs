@@ -1,0 +1,39 @@
+//! The planner engine: the planner graph end to end, and the API boundary of the server and
+//! the CLI.
+//!
+//! A question is screened ([`screen`]), its params extracted, routed (single or proposed),
+//! proposed K times and stabilized, validated and bound, clarified when a relevant intent lacks
+//! a value (an interrupt resumed through the PostgreSQL checkpointer, the answer run through the
+//! same extractors), run through the guarded executors in dependency waves, narrated behind the
+//! faithfulness gate (falling back to the deterministic rendering), and audited before the answer
+//! is returned. [`Engine`] does all of it on a database; [`Planner`] and [`plan_report`] plan
+//! without one (`planner plan`, `planner eval`).
+//!
+//! **Architecture invariants:** the model's output is only ever a list of names filtered by the
+//! closed registry; every argument comes from the extractors (question or clarification answer),
+//! a registry default, or an upstream column through a kind-checked edge. No answer is returned
+//! without its audit row. Answers carry no clock value except `timings`.
+
+mod answer;
+mod engine;
+mod error;
+mod eval;
+mod evidence;
+mod graph;
+mod planning;
+mod report;
+mod run;
+mod screen;
+
+pub use crate::{
+    answer::{
+        Answer, DroppedNode, EvidenceTable, GateReport, NeedsInput, Outcome, TextSource, Timing,
+    },
+    engine::{Ask, Engine, EngineConfig, migrate, plan_report},
+    error::{Error, Result},
+    eval::{EvalItem, EvalReport, Expect, Failure, Got, evaluate, parse_corpus},
+    planning::{ParamMention, Params, Planner, Planning, Proposed, Route},
+    report::{ParamReport, PlanReport, intent_set},
+    run::RunLimits,
+    screen::{InputError, MAX_QUESTION_CHARS, Refusal, check_input, screen},
+};

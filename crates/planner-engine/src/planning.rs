@@ -1,0 +1,364 @@
+//! The planning half of the graph, pure but for the proposer call: extract params (question and
+//! clarification answers), route the question, propose, stabilize, validate and decide the
+//! route. `planner plan` and `planner eval` use it without a database; the planner graph's nodes
+//! call the same functions one step at a time.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use planner_extract::{Extraction, Mention};
+use planner_grammar::{ConsensusOutcome, DropReason, Inputs, Validation, stabilize, validate};
+use planner_infer::{Catalog, LexicalProposer, ParamSpan, ProposeRequest, Proposer};
+use planner_registry::{ParamId, ParamKind, Registry, Value};
+use serde::{Deserialize, Serialize};
+
+use crate::screen::{Refusal, screen};
+
+/// The route of a question, as the spec names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Route {
+    /// Exactly one intent binds: it runs without sampling.
+    Single,
+    /// A validated plan of 2 to 6 nodes.
+    Plan,
+    /// A relevant intent lacks a required param: the user is asked.
+    Clarify,
+    /// The question asks about protected attributes or to rank people.
+    Refused,
+    /// Nothing in the registry is relevant and bindable.
+    Unplannable,
+}
+
+impl Route {
+    /// The spec's name of the route.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Route::Single => "single",
+            Route::Plan => "plan",
+            Route::Clarify => "clarify",
+            Route::Refused => "refused",
+            Route::Unplannable => "unplannable",
+        }
+    }
+}
+
+/// The params found in the question and the clarification answers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Params {
+    /// The question's mentions, in order of position (for spans).
+    pub mentions: Vec<ParamMention>,
+    /// Kinds with two different values in the question and no answer settling them.
+    pub ambiguous: BTreeSet<ParamKind>,
+    /// The available values, one per kind.
+    pub available: BTreeMap<ParamKind, Value>,
+}
+
+/// One value found in the question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParamMention {
+    /// Its kind.
+    pub kind: ParamKind,
+    /// Its canonical value.
+    pub value: Value,
+    /// Byte range `[start, end)` in the question.
+    pub span: (usize, usize),
+}
+
+impl Params {
+    /// Runs the extractors over the question, then over each clarification answer in order: a
+    /// kind found unambiguously in an answer replaces the question's value and settles its
+    /// ambiguity. The user's words, never a model's, become values.
+    pub fn extract(question: &str, answers: &[String]) -> Params {
+        let extraction = planner_extract::extract(question);
+        let mut params = Params::from_extraction(&extraction);
+        for answer in answers {
+            let more = planner_extract::extract(answer);
+            for (kind, value) in more.available() {
+                params.ambiguous.remove(&kind);
+                params.available.insert(kind, value);
+            }
+        }
+        params
+    }
+
+    fn from_extraction(extraction: &Extraction) -> Params {
+        let mentions = extraction
+            .params
+            .iter()
+            .map(|Mention { kind, value, span }| ParamMention {
+                kind: *kind,
+                value: value.clone(),
+                span: (span.start, span.end),
+            })
+            .collect();
+        Params {
+            mentions,
+            ambiguous: extraction.ambiguous.clone(),
+            available: extraction.available(),
+        }
+    }
+
+    /// The distinct values the question gave for an ambiguous kind, in order of position.
+    pub fn candidates(&self, kind: ParamKind) -> Vec<Value> {
+        let mut seen = Vec::new();
+        for mention in self.mentions.iter().filter(|it| it.kind == kind) {
+            if !seen.contains(&mention.value) {
+                seen.push(mention.value.clone());
+            }
+        }
+        seen
+    }
+
+    fn spans(&self) -> Vec<ParamSpan> {
+        self.mentions
+            .iter()
+            .map(|it| ParamSpan { kind: it.kind, start: it.span.0, end: it.span.1 })
+            .collect()
+    }
+}
+
+/// What the proposer step produced.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Proposed {
+    /// K proposals of raw names.
+    pub samples: Vec<Vec<String>>,
+    /// Names outside the closed set a model returned (dropped, counted).
+    pub dropped_names: usize,
+    /// Replies that were unusable and became empty proposals.
+    pub unusable_replies: usize,
+    /// The configured proposer failed and the lexical proposer answered instead.
+    pub fell_back: bool,
+}
+
+/// The planning components shared by every run: the frozen registry, the lexical index (used
+/// for routing and as the deterministic fallback) and the configured proposer.
+#[derive(Debug, Clone)]
+pub struct Planner {
+    registry: Registry,
+    lexical: Arc<LexicalProposer>,
+    proposer: Arc<dyn Proposer>,
+    samples: usize,
+}
+
+/// Everything planning decided, for `planner plan --json`, `planner eval` and the answer.
+#[derive(Debug, Clone)]
+pub struct Planning {
+    /// The route.
+    pub route: Route,
+    /// Why the question was refused.
+    pub refusal: Option<Refusal>,
+    /// The params.
+    pub params: Params,
+    /// The proposals (one sample, the single intent, on the single route).
+    pub proposed: Proposed,
+    /// The validated, stabilized plan and what was dropped.
+    pub validation: Validation,
+    /// The self-consistency outcome (absent on the single and refused routes).
+    pub consensus: Option<ConsensusOutcome>,
+    /// The params a relevant intent lacks (route clarify), in registry order.
+    pub missing: Vec<ParamId>,
+}
+
+impl Planner {
+    /// A planner over `registry` with `proposer` asked for `samples` proposals (K). The lexical
+    /// proposer routes questions and answers whenever the configured proposer fails.
+    pub fn new(registry: Registry, proposer: Option<Arc<dyn Proposer>>, samples: usize) -> Planner {
+        let lexical = Arc::new(LexicalProposer::new(&Catalog::from_registry(&registry)));
+        let (proposer, samples) = match proposer {
+            Some(proposer) => (proposer, samples.max(1)),
+            None => (Arc::clone(&lexical) as Arc<dyn Proposer>, 1),
+        };
+        Planner { registry, lexical, proposer, samples }
+    }
+
+    /// The registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// K.
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+
+    /// Plans a question without running anything. `rounds_left` says whether the planner may
+    /// still ask the user (at most 2 rounds); when it may not, unbindable intents are dropped
+    /// and the plan goes on without them.
+    pub async fn plan(
+        &self,
+        question: &str,
+        answers: &[String],
+        scopes: &[String],
+        rounds_left: bool,
+    ) -> Planning {
+        let params = Params::extract(question, answers);
+        let refusal = screen(question, &planner_extract::extract(question));
+        if let Some(refusal) = refusal {
+            return Planning {
+                route: Route::Refused,
+                refusal: Some(refusal),
+                params,
+                proposed: Proposed::default(),
+                validation: Validation::default(),
+                consensus: None,
+                missing: Vec::new(),
+            };
+        }
+        let (proposed, single) = match self.route_single(question, &params, scopes) {
+            Some(name) => (Proposed { samples: vec![vec![name]], ..Proposed::default() }, true),
+            None => (self.propose(question, &params).await, false),
+        };
+        self.decide(params, proposed, scopes, single, rounds_left)
+    }
+
+    /// The single route: the lexical index finds exactly one relevant intent in a question that
+    /// asks one thing, and it binds. Returns its name.
+    pub fn route_single(
+        &self,
+        question: &str,
+        params: &Params,
+        scopes: &[String],
+    ) -> Option<String> {
+        let kinds: BTreeSet<ParamKind> = params.available.keys().copied().collect();
+        let pick = self.lexical.pick(question, &kinds, &params.spans());
+        let [name] = pick.names.as_slice() else { return None };
+        if pick.compound {
+            return None;
+        }
+        let inputs = Inputs { available: &params.available, scopes };
+        let validation = validate(&self.registry, &inputs, std::slice::from_ref(name));
+        (validation.plan.nodes.len() == 1 && validation.dropped.is_empty()).then(|| name.clone())
+    }
+
+    /// Asks the configured proposer for K proposals; on error, the lexical proposer answers.
+    pub async fn propose(&self, question: &str, params: &Params) -> Proposed {
+        let kinds: BTreeSet<ParamKind> = params.available.keys().copied().collect();
+        let spans = params.spans();
+        let request =
+            ProposeRequest { question, available: &kinds, spans: &spans, samples: self.samples };
+        match self.proposer.propose(request).await {
+            Ok(proposals) if !proposals.samples.iter().all(Vec::is_empty) || self.is_lexical() => {
+                Proposed {
+                    samples: proposals.samples,
+                    dropped_names: proposals.dropped_names,
+                    unusable_replies: proposals.unusable_replies,
+                    fell_back: false,
+                }
+            }
+            outcome => {
+                if let Err(err) = &outcome {
+                    tracing::warn!("proposer failed, the lexical proposer answers: {err}");
+                }
+                let (dropped_names, unusable_replies) =
+                    outcome.map(|it| (it.dropped_names, it.unusable_replies)).unwrap_or((0, 0));
+                let pick = self.lexical.pick(question, &kinds, &spans);
+                Proposed {
+                    samples: vec![pick.names],
+                    dropped_names,
+                    unusable_replies,
+                    fell_back: true,
+                }
+            }
+        }
+    }
+
+    fn is_lexical(&self) -> bool {
+        let lexical: Arc<dyn Proposer> = Arc::clone(&self.lexical) as Arc<dyn Proposer>;
+        Arc::ptr_eq(&lexical, &self.proposer)
+    }
+
+    /// Stabilizes the proposals, validates, and decides the route.
+    pub fn decide(
+        &self,
+        params: Params,
+        proposed: Proposed,
+        scopes: &[String],
+        single: bool,
+        rounds_left: bool,
+    ) -> Planning {
+        let inputs = Inputs { available: &params.available, scopes };
+        let consensus = stabilize(&self.registry, &inputs, &proposed.samples);
+        let mut validation = consensus.validation;
+        let missing = self.missing_params(&inputs, &proposed.samples, &validation);
+        let route = if !missing.is_empty() && rounds_left {
+            Route::Clarify
+        } else if validation.plan.is_empty() {
+            Route::Unplannable
+        } else if single || crate::report::intent_set(&self.registry, &validation.plan).len() == 1 {
+            Route::Single
+        } else {
+            Route::Plan
+        };
+        if route == Route::Unplannable {
+            validation.plan = Default::default();
+        }
+        let consensus = (!single).then_some(consensus.outcome);
+        Planning { route, refusal: None, params, proposed, validation, consensus, missing }
+    }
+
+    /// The required params that relevant intents lack: those of intents dropped as unbindable
+    /// in a strict majority of the validated samples (with one sample, in that sample).
+    fn missing_params(
+        &self,
+        inputs: &Inputs<'_>,
+        samples: &[Vec<String>],
+        stabilized: &Validation,
+    ) -> Vec<ParamId> {
+        let mut votes: BTreeMap<ParamId, usize> = BTreeMap::new();
+        let per_sample: Vec<Validation> = if samples.len() == 1 {
+            vec![stabilized.clone()]
+        } else {
+            samples.iter().map(|sample| validate(&self.registry, inputs, sample)).collect()
+        };
+        for validation in &per_sample {
+            let mut seen = BTreeSet::new();
+            for dropped in &validation.dropped {
+                if let DropReason::Unbindable { missing } = &dropped.reason {
+                    seen.extend(missing.iter().copied());
+                }
+            }
+            for param in seen {
+                *votes.entry(param).or_default() += 1;
+            }
+        }
+        let mut missing: Vec<ParamId> = votes
+            .into_iter()
+            .filter(|&(_, count)| 2 * count > per_sample.len())
+            .map(|(param, _)| param)
+            .collect();
+        missing.sort_by_key(|param| param.index());
+        missing
+    }
+
+    /// The question to ask the user for the missing params, and suggestions (the candidates of
+    /// an ambiguous kind).
+    pub fn clarification(&self, params: &Params, missing: &[ParamId]) -> (String, Vec<String>) {
+        let mut asks = Vec::new();
+        let mut suggestions = Vec::new();
+        for &param in missing {
+            let kind = self.registry.param(param).kind;
+            let candidates = params.candidates(kind);
+            if params.ambiguous.contains(&kind) && candidates.len() > 1 {
+                let listed: Vec<String> = candidates.iter().map(Value::to_string).collect();
+                asks.push(format!("{} do you mean: {}?", which(kind), listed.join(" or ")));
+                suggestions.extend(listed);
+            } else {
+                asks.push(format!("{} do you mean?", which(kind)));
+            }
+        }
+        (asks.join(" "), suggestions)
+    }
+}
+
+fn which(kind: ParamKind) -> &'static str {
+    match kind {
+        ParamKind::Agency => "Which agency",
+        ParamKind::Naics => "Which NAICS code",
+        ParamKind::Uuid => "Which requirement (its id)",
+        ParamKind::Clearance => "Which clearance level",
+        ParamKind::Compartments => "Which compartments",
+        ParamKind::Uei => "Which vendor (its UEI)",
+        ParamKind::Months => "Which time window",
+    }
+}

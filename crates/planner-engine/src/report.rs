@@ -1,0 +1,101 @@
+//! The plan report: what `planner plan --json` prints and `POST /v1/plan` returns, exactly the
+//! format of the CLI contract (spec/cli-contract.md).
+
+use std::collections::BTreeSet;
+
+use planner_grammar::{DroppedView, NodeOrigin, Plan, PlanView, dropped_view, plan_view};
+use planner_registry::{ParamKind, Registry, Value};
+use serde::Serialize;
+
+use crate::planning::{Planning, Route};
+
+/// The plan report of one question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanReport {
+    /// `single`, `plan`, `clarify`, `refused` or `unplannable`.
+    pub route: Route,
+    /// The params found in the question, in order of position.
+    pub params: Vec<ParamReport>,
+    /// Param names with two different values in the question.
+    pub ambiguous: Vec<String>,
+    /// The proposals (raw names), one list per sample.
+    pub proposals: Vec<Vec<String>>,
+    /// The validated plan.
+    pub plan: PlanView,
+    /// Proposed names dropped, with their reasons.
+    pub dropped: Vec<DroppedView>,
+    /// Route `clarify` only: the params the user is asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<Vec<String>>,
+    /// Route `clarify` only: the question for the user.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question_to_user: Option<String>,
+}
+
+/// One param found in the question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ParamReport {
+    /// The registry's param name (the kind's name when the registry has no param of it).
+    pub param: String,
+    /// The canonical value.
+    pub value: Value,
+    /// Byte range `[start, end)` in the question.
+    pub span: [usize; 2],
+}
+
+/// The registry's name for a kind's param.
+pub(crate) fn param_name(registry: &Registry, kind: ParamKind) -> String {
+    registry
+        .param_of_kind(kind)
+        .map_or_else(|| kind.as_str().to_owned(), |id| registry.param(id).name.clone())
+}
+
+/// The set of plan node intents, a composite's members counted under the composite's name.
+pub fn intent_set(registry: &Registry, plan: &Plan) -> BTreeSet<String> {
+    plan.nodes
+        .iter()
+        .map(|node| match node.origin {
+            NodeOrigin::Composite(composite) => registry.intent(composite).name.clone(),
+            NodeOrigin::Proposed | NodeOrigin::Provider => {
+                registry.intent(node.intent).name.clone()
+            }
+        })
+        .collect()
+}
+
+impl PlanReport {
+    /// The report of a planning outcome.
+    pub fn new(
+        registry: &Registry,
+        planning: &Planning,
+        question_to_user: Option<String>,
+    ) -> PlanReport {
+        let clarify = planning.route == Route::Clarify;
+        PlanReport {
+            route: planning.route,
+            params: planning
+                .params
+                .mentions
+                .iter()
+                .map(|it| ParamReport {
+                    param: param_name(registry, it.kind),
+                    value: it.value.clone(),
+                    span: [it.span.0, it.span.1],
+                })
+                .collect(),
+            ambiguous: planning
+                .params
+                .ambiguous
+                .iter()
+                .map(|&kind| param_name(registry, kind))
+                .collect(),
+            proposals: planning.proposed.samples.clone(),
+            plan: plan_view(registry, &planning.validation.plan),
+            dropped: dropped_view(registry, &planning.validation.dropped),
+            missing: clarify.then(|| {
+                planning.missing.iter().map(|&param| registry.param(param).name.clone()).collect()
+            }),
+            question_to_user: if clarify { question_to_user } else { None },
+        }
+    }
+}

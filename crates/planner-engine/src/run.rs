@@ -1,0 +1,198 @@
+//! Running a validated plan: nodes in dependency waves, concurrently (bounded), each through its
+//! plane's guarded executor; upstream values flow through typed edges; a failed or timed-out node
+//! is dropped with its reason; a whole-answer deadline returns what finished.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::join_all;
+use planner_exec::{Bind, Cell, CountSpec, ExecRequest, Guard, PgPool, ResultTable, TenantId};
+use planner_grammar::{ArgSource, Plan};
+use planner_registry::{ParamKind, Registry, Value};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+/// Limits of one plan run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunLimits {
+    /// Nodes running at once.
+    pub concurrency: usize,
+    /// Statement timeout of each node.
+    pub node_timeout: Duration,
+    /// The whole plan's deadline.
+    pub deadline: Duration,
+}
+
+/// The outcome of one plan node.
+#[derive(Debug, Clone)]
+pub(crate) enum NodeOutcome {
+    /// It ran.
+    Ran(ResultTable),
+    /// It did not contribute: the reason.
+    Dropped(String),
+}
+
+/// Runs every node of `plan`; the outcomes are in plan order.
+pub(crate) async fn run_plan(
+    registry: &Registry,
+    pool: &PgPool,
+    plan: &Plan,
+    tenant: Option<TenantId>,
+    limits: RunLimits,
+) -> Vec<NodeOutcome> {
+    let deadline = Instant::now() + limits.deadline;
+    let waves = waves(plan);
+    let semaphore = Arc::new(Semaphore::new(limits.concurrency.max(1)));
+    let mut outcomes: Vec<Option<NodeOutcome>> = vec![None; plan.nodes.len()];
+    for wave in waves {
+        let mut pending = Vec::new();
+        for index in wave {
+            match binds(registry, plan, index, &outcomes) {
+                Ok(binds) => pending.push((index, binds)),
+                Err(reason) => outcomes[index] = Some(NodeOutcome::Dropped(reason)),
+            }
+        }
+        let runs = pending.iter().map(|(index, binds)| {
+            let semaphore = Arc::clone(&semaphore);
+            let intent = registry.intent(plan.nodes[*index].intent);
+            async move {
+                let Some(query) = intent.query() else {
+                    return NodeOutcome::Dropped("a composite cannot run by itself".to_owned());
+                };
+                let guard = match &query.suppression {
+                    None => Guard::Rows,
+                    Some(spec) => Guard::Counts(CountSpec {
+                        count_columns: spec
+                            .count_columns
+                            .iter()
+                            .map(|&column| query.columns[column].name.clone())
+                            .collect(),
+                        k: spec.k,
+                        total_row: false,
+                    }),
+                };
+                let request = ExecRequest {
+                    sql: &query.sql,
+                    binds,
+                    tenant,
+                    timeout: limits.node_timeout,
+                    guard,
+                };
+                let Ok(_permit) = semaphore.acquire().await else {
+                    return NodeOutcome::Dropped("the run was shut down".to_owned());
+                };
+                match planner_exec::execute(pool, &request).await {
+                    Ok(table) => NodeOutcome::Ran(table),
+                    Err(err) => NodeOutcome::Dropped(err.to_string()),
+                }
+            }
+        });
+        let finished = tokio::time::timeout_at(deadline, join_all(runs)).await;
+        match finished {
+            Ok(results) => {
+                for ((index, _), outcome) in pending.iter().zip(results) {
+                    outcomes[*index] = Some(outcome);
+                }
+            }
+            Err(_) => {
+                for (index, _) in &pending {
+                    outcomes[*index] =
+                        Some(NodeOutcome::Dropped("the answer's deadline passed first".to_owned()));
+                }
+            }
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|it| {
+            it.unwrap_or_else(|| {
+                NodeOutcome::Dropped("the answer's deadline passed first".to_owned())
+            })
+        })
+        .collect()
+}
+
+/// Node indexes grouped by dependency depth, each group in plan order.
+fn waves(plan: &Plan) -> Vec<Vec<usize>> {
+    let mut depth = vec![0usize; plan.nodes.len()];
+    for _ in 0..plan.nodes.len() {
+        for edge in &plan.edges {
+            if edge.from < depth.len()
+                && edge.to < depth.len()
+                && depth[edge.to] <= depth[edge.from]
+            {
+                depth[edge.to] = depth[edge.from] + 1;
+            }
+        }
+    }
+    let levels = depth.iter().copied().max().map_or(0, |it| it + 1);
+    (0..levels)
+        .map(|level| (0..plan.nodes.len()).filter(|&i| depth[i] == level).collect())
+        .collect()
+}
+
+/// The typed binds of node `index`, in placeholder order, or why it cannot run.
+fn binds(
+    registry: &Registry,
+    plan: &Plan,
+    index: usize,
+    outcomes: &[Option<NodeOutcome>],
+) -> Result<Vec<Bind>, String> {
+    let node = &plan.nodes[index];
+    let mut binds = Vec::with_capacity(node.args.len());
+    for arg in &node.args {
+        let value = match &arg.source {
+            ArgSource::Available(value) | ArgSource::Default(value) => value.clone(),
+            ArgSource::Upstream(from) => {
+                let edge = plan
+                    .edges_into(index)
+                    .find(|edge| edge.param == arg.param && edge.from == *from)
+                    .ok_or_else(|| "its upstream edge is missing".to_owned())?;
+                let upstream = registry.intent(plan.nodes[*from].intent);
+                let Some(Some(NodeOutcome::Ran(table))) = outcomes.get(*from) else {
+                    return Err(format!("its upstream {} did not run", upstream.name));
+                };
+                let column =
+                    upstream.columns().get(edge.column).map(|it| it.name.as_str()).unwrap_or("");
+                let values: Vec<&Cell> = table.distinct_values(column);
+                match values.as_slice() {
+                    [one] => cell_value(one).ok_or_else(|| {
+                        format!("{}.{column} gave a value of the wrong type", upstream.name)
+                    })?,
+                    [] => return Err(format!("{}.{column} gave no value", upstream.name)),
+                    many => {
+                        return Err(format!(
+                            "{}.{column} gave {} values",
+                            upstream.name,
+                            many.len()
+                        ));
+                    }
+                }
+            }
+        };
+        binds.push(bind(arg.kind, &value)?);
+    }
+    Ok(binds)
+}
+
+fn cell_value(cell: &Cell) -> Option<Value> {
+    match cell {
+        Cell::Text(text) => Some(Value::Text(text.clone())),
+        Cell::Uuid(uuid) => Some(Value::Text(uuid.to_string())),
+        Cell::Int(n) => Some(Value::Int(*n)),
+        Cell::TextList(items) => Some(Value::List(items.clone())),
+        _ => None,
+    }
+}
+
+fn bind(kind: ParamKind, value: &Value) -> Result<Bind, String> {
+    Ok(match (kind, value) {
+        (ParamKind::Uuid, Value::Text(text)) => Bind::Uuid(
+            uuid::Uuid::parse_str(text).map_err(|_| "a requirement id is not a UUID".to_owned())?,
+        ),
+        (ParamKind::Months, Value::Int(n)) => Bind::Int(*n),
+        (_, Value::List(items)) => Bind::TextList(items.clone()),
+        (_, Value::Text(text)) => Bind::Text(text.clone()),
+        (_, Value::Int(n)) => Bind::Int(*n),
+    })
+}
