@@ -15,7 +15,16 @@ async fn every_intent_answers_from_seeded_data(pool: PgPool) {
     let tenant = DEMO_TENANTS[0].id;
     for intent in registry.intents() {
         let text = match intent.composite() {
-            None => render_text(&run(&pool, &registry, intent, &args, tenant).await.unwrap()),
+            None => {
+                let table = run(&pool, &registry, intent, &args, tenant).await.unwrap();
+                // The columns the registry declares are the columns the query returns.
+                let declared: Vec<(&str, &str)> =
+                    intent.columns().iter().map(|c| (c.name.as_str(), c.ty.as_str())).collect();
+                let returned: Vec<(&str, &str)> =
+                    table.columns.iter().map(|c| (c.name.as_str(), c.ty.as_str())).collect();
+                assert_eq!(declared, returned, "{}", intent.name);
+                render_text(&table)
+            }
             Some(composite) => {
                 // The fixed sub-plan: members in order, edges binding downstream params.
                 let mut args = args.clone();
