@@ -6,6 +6,7 @@
 //! - `tidy`: repository invariants (also a test);
 //! - `db`: start a development PostgreSQL, print its URL, stop it on Ctrl-C;
 //! - `pg-image [--force]`: build the local image `planner-postgres:15`;
+//! - `llm-check`: the OpenAI-compatible proposer against a real small local model;
 //! - `bench [criterion args]`: the criterion suite in benches/.
 //!
 //! `test` and `ci` start ONE PostgreSQL for the whole run (see `planner-devdb` for the order in
@@ -13,6 +14,7 @@
 
 #![allow(clippy::print_stderr, reason = "xtask reports progress on stderr")]
 
+mod llm_check;
 mod pg_image;
 mod tidy;
 
@@ -37,6 +39,7 @@ fn main() -> anyhow::Result<()> {
             test(&sh, if deep { Some("2048") } else { None })
         }
         "tidy" => tidy::run(&sh),
+        "llm-check" => llm_check::run(&sh),
         "db" => db(),
         "pg-image" => {
             pg_image::ensure(&sh, Options::LOCAL_IMAGE, rest.iter().any(|it| it == "--force"))
