@@ -24,7 +24,7 @@ pub fn canonical_agency(name: &str) -> Option<&'static str> {
     if hit.end != scan.len() {
         return None;
     }
-    hit.mentions.first().and_then(|m| match &m.value {
+    hit.mentions[0].as_ref().and_then(|m| match &m.value {
         Value::Text(text) => agency_names().find(|n| n == text),
         _ => None,
     })
@@ -45,6 +45,8 @@ struct Trie {
     terminal: Vec<Option<(u16, Case)>>,
     /// `(node << 16 | word id)` to child node.
     edges: FastMap<u64, u32>,
+    /// Per word id: whether some alias starts with that word.
+    starts: Vec<bool>,
 }
 
 static TRIE: LazyLock<Trie> = LazyLock::new(build);
@@ -70,7 +72,7 @@ fn split_words(text: &str) -> Vec<String> {
 }
 
 fn build() -> Trie {
-    let mut trie = Trie { terminal: vec![None], edges: FastMap::default() };
+    let mut trie = Trie { terminal: vec![None], edges: FastMap::default(), starts: Vec::new() };
     for (index, &(name, aliases)) in table::AGENCIES.iter().enumerate() {
         let index = u16::try_from(index).unwrap_or(u16::MAX);
         let mut spellings = vec![(split_words(name), Case::Any)];
@@ -128,6 +130,13 @@ fn insert(trie: &mut Trie, words: &[String], index: u16, case: Case) {
         if id == NO_WORD {
             return;
         }
+        if node == 0 {
+            let at = usize::from(id);
+            if trie.starts.len() <= at {
+                trie.starts.resize(at + 1, false);
+            }
+            trie.starts[at] = true;
+        }
         let key = (u64::from(node) << 16) | u64::from(id);
         node = match trie.edges.get(&key) {
             Some(&child) => child,
@@ -149,7 +158,7 @@ fn insert(trie: &mut Trie, words: &[String], index: u16, case: Case) {
 pub(crate) fn at(scan: &Scan<'_>, i: usize) -> Option<Hit> {
     let trie = &*TRIE;
     let first = scan.tok(i)?;
-    if first.id == NO_WORD {
+    if !trie.starts.get(usize::from(first.id)).copied().unwrap_or(false) {
         return None;
     }
     let mut node = 0u32;

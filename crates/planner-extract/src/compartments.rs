@@ -57,7 +57,7 @@ impl List {
                 .filter(|&(n, _)| self.mask & (1 << n) != 0)
                 .map(|(_, code)| (*code).to_owned())
                 .collect();
-            hit.mentions.push(crate::extraction::Mention {
+            hit.push(crate::extraction::Mention {
                 kind: ParamKind::Compartments,
                 value: Value::List(codes),
                 span,
@@ -131,7 +131,7 @@ pub(crate) fn at(scan: &Scan<'_>, i: usize) -> Option<Hit> {
             _ => list(scan, i, Style::Slashes).filter(|l| l.count >= 2),
         }
     }?;
-    let mut hit = Hit { end: i + 1, mentions: Vec::new(), diagnostics: Vec::new() };
+    let mut hit = Hit { end: i + 1, mentions: [None, None], diagnostics: Vec::new() };
     list.add_to(scan, &mut hit);
     Some(hit)
 }

@@ -154,17 +154,18 @@ impl Extraction {
 pub fn extract(question: &str) -> Extraction {
     let mut scan = Scan::new(question);
     let mut out = Extraction::default();
-    let mut hits = Vec::new();
-    uuid::claim(&mut scan, &mut hits);
-    uei::claim(&mut scan, &mut hits);
+    let mut take = |hit: Hit| {
+        out.params.extend(hit.mentions.into_iter().flatten());
+        out.diagnostics.extend(hit.diagnostics);
+    };
+    let mut ids = Vec::new();
+    uuid::claim(&mut scan, &mut ids);
+    uei::claim(&mut scan, &mut ids);
+    ids.into_iter().for_each(&mut take);
     let mut i = 0;
     while i < scan.len() {
-        if scan.is_claimed(i) {
-            i += 1;
-            continue;
-        }
-        // Only a vocabulary word or a token with a digit can start a param.
-        if scan.raw(i).is_none_or(|t| t.id == NO_WORD && !t.is(HAS_DIGIT)) {
+        // Only an unclaimed vocabulary word or token with a digit can start a param.
+        if scan.tok(i).is_none_or(|t| t.id == NO_WORD && !t.is(HAS_DIGIT)) {
             i += 1;
             continue;
         }
@@ -179,14 +180,10 @@ pub fn extract(question: &str) -> Extraction {
         match best {
             Some(hit) => {
                 i = hit.end.max(i + 1);
-                hits.push(hit);
+                take(hit);
             }
             None => i += 1,
         }
-    }
-    for hit in hits {
-        out.params.extend(hit.mentions);
-        out.diagnostics.extend(hit.diagnostics);
     }
     out.params.sort_by_key(|m| (m.span, m.kind));
     out.diagnostics.sort_by_key(|d| d.span);

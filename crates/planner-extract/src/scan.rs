@@ -3,7 +3,7 @@
 use planner_registry::{ParamKind, Value};
 
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
-use crate::token::{self, Tok};
+use crate::token::{self, CLAIMED, Tok};
 use crate::vocab::Kw;
 
 /// The tokens of one question and which of them an identifier already owns.
@@ -11,7 +11,6 @@ use crate::vocab::Kw;
 pub(crate) struct Scan<'a> {
     text: &'a str,
     toks: Vec<Tok>,
-    claimed: Vec<bool>,
 }
 
 /// What one matcher recognised starting at a token.
@@ -19,8 +18,9 @@ pub(crate) struct Scan<'a> {
 pub(crate) struct Hit {
     /// One past the last token the hit consumes.
     pub(crate) end: usize,
-    /// The params found (possibly none, when only a diagnostic was worth reporting).
-    pub(crate) mentions: Vec<Mention>,
+    /// The params found (possibly none, when only a diagnostic was worth reporting): a
+    /// clearance and its compartments at most, kept inline to spare an allocation per hit.
+    pub(crate) mentions: [Option<Mention>; 2],
     /// Problems noticed.
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
@@ -28,21 +28,26 @@ pub(crate) struct Hit {
 impl Hit {
     /// A hit that found one param.
     pub(crate) fn one(end: usize, kind: ParamKind, value: Value, span: Span) -> Hit {
-        Hit { end, mentions: vec![Mention { kind, value, span }], diagnostics: Vec::new() }
+        Hit { end, mentions: [Some(Mention { kind, value, span }), None], diagnostics: Vec::new() }
     }
 
     /// A hit that only reports a problem.
     pub(crate) fn problem(end: usize, span: Span, problem: Problem) -> Hit {
-        Hit { end, mentions: Vec::new(), diagnostics: vec![Diagnostic { span, problem }] }
+        Hit { end, mentions: [None, None], diagnostics: vec![Diagnostic { span, problem }] }
+    }
+
+    /// Adds a param to the first free slot (a hit holds two at most).
+    pub(crate) fn push(&mut self, mention: Mention) {
+        if let Some(slot) = self.mentions.iter_mut().find(|m| m.is_none()) {
+            *slot = Some(mention);
+        }
     }
 }
 
 impl<'a> Scan<'a> {
     /// Tokenizes `text`.
     pub(crate) fn new(text: &'a str) -> Scan<'a> {
-        let toks = token::tokenize(text);
-        let claimed = vec![false; toks.len()];
-        Scan { text, toks, claimed }
+        Scan { text, toks: token::tokenize(text) }
     }
 
     /// Number of tokens.
@@ -57,7 +62,7 @@ impl<'a> Scan<'a> {
 
     /// Token `j` if it exists and no identifier owns it.
     pub(crate) fn tok(&self, j: usize) -> Option<&Tok> {
-        if self.is_claimed(j) { None } else { self.toks.get(j) }
+        self.toks.get(j).filter(|t| !t.is(CLAIMED))
     }
 
     /// The keyword of unclaimed token `j`.
@@ -65,15 +70,10 @@ impl<'a> Scan<'a> {
         self.tok(j).and_then(Tok::kw)
     }
 
-    /// Whether an identifier owns token `j`.
-    pub(crate) fn is_claimed(&self, j: usize) -> bool {
-        self.claimed.get(j).copied().unwrap_or(false)
-    }
-
     /// Marks tokens `from..to` as owned.
     pub(crate) fn claim(&mut self, from: usize, to: usize) {
-        for slot in self.claimed.iter_mut().take(to).skip(from) {
-            *slot = true;
+        for tok in self.toks.iter_mut().take(to).skip(from) {
+            tok.shape |= CLAIMED;
         }
     }
 

@@ -33,6 +33,8 @@ pub(crate) const HAS_LOWER: u8 = 8;
 pub(crate) const HEX: u8 = 16;
 /// The first character is an upper-case letter.
 pub(crate) const FIRST_UPPER: u8 = 32;
+/// An identifier (UUID or UEI) owns the token; set by [`crate::scan::Scan::claim`].
+pub(crate) const CLAIMED: u8 = 64;
 
 impl Tok {
     /// Length in bytes.
@@ -77,10 +79,13 @@ static CLASS: [u8; 256] = {
     table
 };
 
+/// `0x20` in every byte.
+const LOWER_BITS: u128 = u128::from_le_bytes([0x20; 16]);
+
 /// Splits `text` into tokens in one pass over its bytes.
 pub(crate) fn tokenize(text: &str) -> Vec<Tok> {
     let bytes = text.as_bytes();
-    let mut toks = Vec::with_capacity(bytes.len() / 6 + 1);
+    let mut toks = Vec::with_capacity(bytes.len() / 4 + 8);
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -94,8 +99,6 @@ pub(crate) fn tokenize(text: &str) -> Vec<Tok> {
         }
         let start = i;
         let (mut any, mut all) = (0u8, u8::MAX);
-        // Lower-cased bytes packed little-endian; only tokens of at most 16 bytes can be short words.
-        let mut packed: u128 = 0;
         while let Some(&c) = bytes.get(i) {
             let class = CLASS[usize::from(c)];
             if class & ALNUM == 0 {
@@ -103,10 +106,6 @@ pub(crate) fn tokenize(text: &str) -> Vec<Tok> {
             }
             any |= class;
             all &= class;
-            let n = i - start;
-            if n < 16 {
-                packed |= u128::from(c | ((class & C_UPPER) << 3)) << (8 * n);
-            }
             i += 1;
         }
         let mut shape = 0;
@@ -129,8 +128,23 @@ pub(crate) fn tokenize(text: &str) -> Vec<Tok> {
             shape |= FIRST_UPPER;
         }
         let len = i - start;
-        let (id, num) = if len <= 16 {
-            vocab::lookup(packed)
+        let (id, num) = if any & C_DIGIT != 0 {
+            // No vocabulary word holds a digit.
+            (NO_WORD, 0)
+        } else if len <= 16 {
+            // Lower-cased bytes packed little-endian: `| 0x20` lower-cases a letter and keeps a
+            // digit.
+            let raw = match bytes.get(start..start + 16).and_then(|b| <[u8; 16]>::try_from(b).ok())
+            {
+                Some(window) => u128::from_le_bytes(window),
+                None => {
+                    let mut buf = [0u8; 16];
+                    buf[..len].copy_from_slice(&bytes[start..i]);
+                    u128::from_le_bytes(buf)
+                }
+            };
+            let mask = u128::MAX >> (8 * (16 - len));
+            vocab::lookup((raw | LOWER_BITS) & mask)
         } else if len <= MAX_WORD {
             let mut lower = [0u8; MAX_WORD];
             for (slot, c) in lower.iter_mut().zip(&bytes[start..i]) {

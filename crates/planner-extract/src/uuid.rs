@@ -11,7 +11,7 @@ const GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
 pub(crate) fn claim(scan: &mut Scan<'_>, hits: &mut Vec<Hit>) {
     let mut i = 0;
     while i + GROUPS.len() <= scan.len() {
-        if is_uuid_at(scan, i) {
+        if scan.raw(i).is_some_and(|t| t.len() == 8 && t.is(HEX)) && is_uuid_at(scan, i) {
             let last = i + GROUPS.len() - 1;
             let span = scan.span(i, last);
             let value = span.text(scan.text()).to_ascii_lowercase();

@@ -4,7 +4,7 @@
 //! and one probe. Keywords used by the hand-written matchers come first (their id is their
 //! discriminant); agency dictionary words follow.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
@@ -218,17 +218,28 @@ impl Hasher for WordHasher {
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
 struct Vocab {
-    /// Words of at most 16 bytes, packed.
-    words: FastMap<u128, (u16, u16)>,
+    /// Words of at most 16 bytes, packed, in an open-addressing table of [`SLOTS`] slots
+    /// (a packed word is never 0, so 0 marks a free slot).
+    slots: Vec<(u128, u16, u16)>,
     /// The few longer words ("counterintelligence").
     long: FastMap<Box<[u8]>, (u16, u16)>,
+}
+
+/// Slots of the short-word table: a power of two, at least four times the vocabulary.
+const SLOTS: usize = 4096;
+
+fn slot_of(packed: u128) -> usize {
+    #[expect(clippy::cast_possible_truncation, reason = "folding the two halves on purpose")]
+    let folded = (packed as u64) ^ ((packed >> 64) as u64).wrapping_mul(0x9e_37_79_b9_7f_4a_7c_15);
+    // The top 12 bits index the 4096 slots.
+    (folded.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) >> 52) as usize
 }
 
 /// The longest word the vocabulary may hold.
 pub(crate) const MAX_WORD: usize = 32;
 
 static VOCAB: LazyLock<Vocab> = LazyLock::new(|| {
-    let mut words: FastMap<u128, (u16, u16)> = FastMap::default();
+    let mut words: BTreeMap<u128, (u16, u16)> = BTreeMap::new();
     let mut long: FastMap<Box<[u8]>, (u16, u16)> = FastMap::default();
     let mut next = 0u16;
     for &(_, text) in Kw::ALL {
@@ -253,12 +264,31 @@ static VOCAB: LazyLock<Vocab> = LazyLock::new(|| {
             next += 1;
         }
     }
-    Vocab { words, long }
+    let mut slots = vec![(0u128, NO_WORD, 0u16); SLOTS];
+    for (key, (id, num)) in words {
+        let mut at = slot_of(key);
+        while slots[at].0 != 0 {
+            at = (at + 1) & (SLOTS - 1);
+        }
+        slots[at] = (key, id, num);
+    }
+    Vocab { slots, long }
 });
 
 /// The id and number value of a packed lower-case token.
 pub(crate) fn lookup(packed: u128) -> (u16, u16) {
-    VOCAB.words.get(&packed).copied().unwrap_or((NO_WORD, 0))
+    let slots = &VOCAB.slots;
+    let mut at = slot_of(packed);
+    loop {
+        let Some(&(key, id, num)) = slots.get(at) else { return (NO_WORD, 0) };
+        if key == packed {
+            return (id, num);
+        }
+        if key == 0 {
+            return (NO_WORD, 0);
+        }
+        at = (at + 1) & (SLOTS - 1);
+    }
 }
 
 /// The id and number value of a lower-case token longer than 16 bytes.
