@@ -4,15 +4,12 @@ use std::collections::BTreeMap;
 
 use toml::Spanned;
 
-/// The whole file.
-#[derive(Debug, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The whole file, each section parsed on its own.
+#[derive(Debug)]
 pub(crate) struct RawFile {
     pub(crate) registry: Spanned<RawSettings>,
     pub(crate) planes: BTreeMap<Spanned<String>, Spanned<RawPlane>>,
-    #[serde(default)]
     pub(crate) params: BTreeMap<Spanned<String>, Spanned<RawParam>>,
-    #[serde(default)]
     pub(crate) intent: Vec<Spanned<RawIntent>>,
 }
 

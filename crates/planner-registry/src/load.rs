@@ -4,6 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use toml::Spanned;
+use toml::de::{DeTable, DeValue, ValueDeserializer};
 
 use crate::error::{Error, Problem, Result};
 use crate::file::{RawFile, RawIntent};
@@ -27,21 +28,100 @@ impl Registry {
     pub fn from_toml(text: &str, origin: &str) -> Result<Registry> {
         let lines = LineIndex::new(text);
         let mut report = Report { lines: &lines, problems: Vec::new() };
-        let raw: RawFile = match toml::from_str(text) {
-            Ok(raw) => raw,
-            Err(err) => {
-                let message = err.message().trim_end_matches('.').to_owned();
-                match err.span() {
-                    Some(span) => report.at(&span, message),
-                    None => report.problems.push(Problem { line: None, column: None, message }),
-                }
-                return Err(report.into_error(origin));
-            }
+        let Some(raw) = parse(text, &mut report) else {
+            return Err(report.into_error(origin));
         };
         let inner = validate(&raw, &mut report);
         match inner {
             Some(inner) if report.problems.is_empty() => Ok(Registry::from_inner(inner)),
             _ => Err(report.into_error(origin)),
+        }
+    }
+}
+
+/// Parses the file into its sections, each `[[intent]]` on its own, so that every syntax error
+/// and every malformed section is reported, not just the first.
+fn parse(text: &str, report: &mut Report<'_>) -> Option<RawFile> {
+    let (table, errors) = DeTable::parse_recoverable(text);
+    if !errors.is_empty() {
+        for err in errors {
+            report.toml_error(&err, 0..0);
+        }
+        return None;
+    }
+    let mut registry = None;
+    let mut planes = None;
+    let mut params = None;
+    let mut intent = Vec::new();
+    let mut ok = true;
+    let mut seen = [false; 3];
+    for (key, value) in table.into_inner() {
+        let key_span = key.span();
+        if let Some(at) = ["registry", "planes", "params"].iter().position(|k| *k == key.get_ref())
+        {
+            seen[at] = true;
+        }
+        match key.get_ref().as_ref() {
+            "registry" => {
+                registry = section(value, report);
+                ok &= registry.is_some();
+            }
+            "planes" => {
+                planes = section(value, report);
+                ok &= planes.is_some();
+            }
+            "params" => {
+                params = section(value, report);
+                ok &= params.is_some();
+            }
+            "intent" => {
+                let span = value.span();
+                match value.into_inner() {
+                    DeValue::Array(items) => {
+                        for item in items {
+                            match section(item, report) {
+                                Some(parsed) => intent.push(parsed),
+                                None => ok = false,
+                            }
+                        }
+                    }
+                    _ => {
+                        report.at(&span, "`intent` must be an array of tables: write [[intent]]");
+                        ok = false;
+                    }
+                }
+            }
+            other => {
+                report.at(
+                    &key_span,
+                    format!(
+                        "unknown section `{other}`: expected registry, planes, params or intent"
+                    ),
+                );
+                ok = false;
+            }
+        }
+    }
+    for (present, name) in [(&seen[0], "registry"), (&seen[1], "planes"), (&seen[2], "params")] {
+        if !present {
+            report.at(&(0..0), format!("missing section [{name}]"));
+            ok = false;
+        }
+    }
+    Some(RawFile { registry: registry?, planes: planes?, params: params?, intent }).filter(|_| ok)
+}
+
+/// Deserializes one section, reporting its error.
+fn section<T: serde::de::DeserializeOwned>(
+    value: Spanned<DeValue<'_>>,
+    report: &mut Report<'_>,
+) -> Option<T> {
+    let span = value.span();
+    match T::deserialize(ValueDeserializer::from(value)) {
+        Ok(parsed) => Some(parsed),
+        Err(err) => {
+            report.toml_error(&err, span);
+            None
         }
     }
 }
@@ -81,6 +161,11 @@ impl Report<'_> {
             column: Some(column),
             message: message.into(),
         });
+    }
+
+    fn toml_error(&mut self, err: &toml::de::Error, fallback: Range<usize>) {
+        let message = err.message().trim_end_matches('.').to_owned();
+        self.at(&err.span().unwrap_or(fallback), message);
     }
 
     fn at_line_col(&mut self, line: usize, column: usize, message: impl Into<String>) {

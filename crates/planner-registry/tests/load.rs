@@ -264,3 +264,24 @@ edges = [
     assert!(report.contains("column `one.agency` does not provide `uei`"), "{report}");
     assert!(report.contains("edge names `three`, not a member"), "{report}");
 }
+
+#[test]
+fn every_malformed_intent_and_syntax_error_is_reported() {
+    let text = format!(
+        "{HEADER}\n[[intent]]\nname = \"a\"\ndescription = 1\n\n[[intent]]\nname = \"b\"\ndescription = \"B.\"\nplane = \"market\"\ncolour = \"red\"\n"
+    );
+    let report = problems(&text);
+    assert_eq!(report.lines().count(), 2, "{report}");
+    assert!(
+        report.starts_with("broken.toml:19:15: invalid type: integer `1`, expected a string"),
+        "{report}"
+    );
+    assert!(report.contains("unknown field `colour`"), "{report}");
+
+    let syntax = "[registry]\nnode_cap = = 6\n[planes\n";
+    assert!(problems(syntax).lines().count() >= 2, "{}", problems(syntax));
+
+    let empty = problems("");
+    assert!(empty.contains("missing section [registry]"), "{empty}");
+    assert!(empty.contains("missing section [params]"), "{empty}");
+}
