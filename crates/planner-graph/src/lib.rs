@@ -13,7 +13,7 @@
 //! - **Interrupts**: a node returns [`Command::Interrupt`] with a payload; the run ends as
 //!   [`Status::Interrupted`] and [`Graph::resume`] hands the answer to that node, in this process
 //!   or another one sharing the [`Checkpointer`].
-//! - **Checkpoints**: [`MemoryCheckpointer`], and `PgCheckpointer` with [`MIGRATOR`] behind the
+//! - **Checkpoints**: [`MemoryCheckpointer`], and `PgCheckpointer` with `MIGRATOR` behind the
 //!   `postgres` feature; [`Durability`] says when saves happen and when they are durable.
 //! - **Limits**: a step limit ([`RunConfig::step_limit`]), per-node [`Policy`] (timeout, retry
 //!   with backoff), cancellation ([`CancelToken`]).

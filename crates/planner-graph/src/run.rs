@@ -47,11 +47,10 @@ pub(crate) async fn run<N: NodeId, S: GraphState, C: Send + Sync + 'static>(
 ) -> Result<Run<S>> {
     let inner = &*graph.inner;
     let slots = &inner.slots[..];
-    let cancel = config.cancel.as_ref();
 
     // Where to begin, and the checkpoint bookkeeping of the thread.
     let mut keeper = None;
-    let (mut state, mut cursor, mut step, mut resume) = match start {
+    let (state, cursor, step, resume) = match start {
         Start::Input(state) => {
             if let Some(saver) = &graph.saver {
                 let thread_id = config.thread_id.as_deref().ok_or(Error::MissingThreadId)?;
@@ -116,12 +115,43 @@ pub(crate) async fn run<N: NodeId, S: GraphState, C: Send + Sync + 'static>(
             (state, Cursor::Node(node), from.step, value)
         }
     };
+    let at = Position { state, cursor, step, resume };
+    let result = drive(slots, ctx, config, &mut observe, &mut keeper, at).await;
+    if result.is_err()
+        && let Some(keeper) = &mut keeper
+        && let Err(err) = keeper.finish().await
+    {
+        // The run's own error matters more; the checkpoints saved so far stay queued.
+        tracing::warn!(error = %err, "checkpoints of a failed run could not be flushed");
+    }
+    result
+}
+
+/// Where a run stands when it begins.
+struct Position<'g, S> {
+    state: S,
+    cursor: Cursor<'g>,
+    step: u64,
+    resume: Option<Value>,
+}
+
+/// Runs steps from `at` until END, an interrupt or an error.
+async fn drive<S: GraphState, C>(
+    slots: &[Slot<S, C>],
+    ctx: &C,
+    config: &RunConfig,
+    observe: &mut Observer<'_>,
+    keeper: &mut Option<Keeper<'_>>,
+    at: Position<'_, S>,
+) -> Result<Run<S>> {
+    let Position { mut state, mut cursor, mut step, mut resume } = at;
+    let cancel = config.cancel.as_ref();
     let mut trace: Vec<TraceStep> = Vec::new();
 
     loop {
         match cursor {
             Cursor::End => {
-                if let Some(keeper) = &mut keeper {
+                if let Some(keeper) = keeper.as_mut() {
                     keeper.finish().await?;
                 }
                 if let Some(observe) = observe.as_deref_mut() {
@@ -155,15 +185,9 @@ pub(crate) async fn run<N: NodeId, S: GraphState, C: Send + Sync + 'static>(
                 let (update, route) = match command {
                     RawCommand::Goto { update, route } => (update, route),
                     RawCommand::Interrupt(payload) => {
-                        if let Some(keeper) = &mut keeper {
+                        if let Some(keeper) = keeper.as_mut() {
                             keeper
-                                .save(
-                                    &state,
-                                    step,
-                                    Some(slot.name),
-                                    Some(payload.clone()),
-                                    &mut observe,
-                                )
+                                .save(&state, step, Some(slot.name), Some(payload.clone()), observe)
                                 .await?;
                             keeper.finish().await?;
                         }
@@ -199,12 +223,12 @@ pub(crate) async fn run<N: NodeId, S: GraphState, C: Send + Sync + 'static>(
                 trace.push(TraceStep { step, node: slot.name, route: label });
                 step += 1;
                 cursor = Cursor::from(hop);
-                if let Some(keeper) = &mut keeper {
+                if let Some(keeper) = keeper.as_mut() {
                     match cursor {
-                        Cursor::End => keeper.save(&state, step, None, None, &mut observe).await?,
+                        Cursor::End => keeper.save(&state, step, None, None, observe).await?,
                         Cursor::Node(next) if keeper.every_step() => {
                             keeper
-                                .save(&state, step, Some(slots[next].name), None, &mut observe)
+                                .save(&state, step, Some(slots[next].name), None, observe)
                                 .await?;
                         }
                         // A fan-out and its router are saved as one step, once merged.
@@ -276,10 +300,10 @@ pub(crate) async fn run<N: NodeId, S: GraphState, C: Send + Sync + 'static>(
                 }
                 step += branches.len() as u64;
                 cursor = Cursor::Node(join);
-                if let Some(keeper) = &mut keeper
+                if let Some(keeper) = keeper.as_mut()
                     && keeper.every_step()
                 {
-                    keeper.save(&state, step, Some(slots[join].name), None, &mut observe).await?;
+                    keeper.save(&state, step, Some(slots[join].name), None, observe).await?;
                 }
             }
         }
