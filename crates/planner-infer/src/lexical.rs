@@ -14,7 +14,7 @@
 
 mod lexicon;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use planner_registry::ParamKind;
 
@@ -30,29 +30,54 @@ const DESCRIPTION_WEIGHT: f32 = 1.0;
 const PLANE_WEIGHT: f32 = 0.6;
 /// BM25 length normalisation of descriptions.
 const LENGTH_B: f32 = 0.75;
-/// The least raw gain of a segment's pick.
-const FIRST_GAIN: f32 = 2.0;
-/// The least score of a pick beside the best one.
+/// The least raw gain of a segment's pick; of a pick lacking a param nothing can provide; and
+/// the least score of a pick beside the best one.
+const FIRST_GAIN: f32 = 2.5;
+const CLARIFY_GAIN: f32 = 3.5;
 const NEXT_SCORE: f32 = 2.5;
+/// A term decides a pick only when at most this many intents have it in their name or keywords.
+const DISTINCTIVE_DF: usize = 3;
 /// The factor per required param that neither the question nor a bindable provider supplies.
 const MISSING_FACTOR: f32 = 0.3;
+/// The factor when a required param can only come from a provider the question did not ask for.
+const PROVIDER_FACTOR: f32 = 0.7;
 /// The bonus per required param the question supplies, and per optional one.
 const REQUIRED_BONUS: f32 = 0.5;
 const OPTIONAL_BONUS: f32 = 0.05;
-/// Terms that may add to a gain but never decide a pick on their own: the nouns of the params
-/// themselves (they say what the question is about, not what it asks) and counting words.
+/// How much of the score rides on the share of the ask's decisive terms the intent explains.
+const ANSWERED_SHARE: f32 = 0.5;
+/// How much of the score rides on the share of the intent's own name the question mentions.
+const COVERAGE_SHARE: f32 = 0.6;
+/// Terms that may add to a gain but never decide a pick: the nouns of the params themselves
+/// (they say what the question is about, not what it asks) and counting words.
 const GENERIC_TERMS: &[&str] =
-    &["agency", "naics", "requirement", "vendor", "count", "next", "market", "award"];
+    &["agency", "naics", "requirement", "vendor", "count", "next", "market"];
 
-/// The offline proposer. Build it once per catalog; answering is allocation-light and pure.
+/// The offline proposer. Build it once per catalog; answering is pure.
 #[derive(Debug)]
 pub struct LexicalProposer {
     lexicon: Lexicon,
     /// Term → column of the weight rows.
-    terms: std::collections::BTreeMap<String, usize>,
+    terms: BTreeMap<String, usize>,
     intents: Vec<Indexed>,
-    /// Per term column: whether it is one of [`GENERIC_TERMS`].
-    generic: Vec<bool>,
+    /// Per term column: whether it may decide a pick (not generic, and distinctive).
+    decisive: Vec<bool>,
+    /// Per term column: its highest weight in any intent.
+    importance: Vec<f32>,
+}
+
+#[derive(Debug)]
+struct Indexed {
+    name: String,
+    /// Weight of each term (dense, by term column).
+    weights: Vec<f32>,
+    /// Whether the term comes from the name or a keyword.
+    strong: Vec<bool>,
+    /// The decisive term columns of the name, with their weights.
+    name_terms: Vec<(usize, f32)>,
+    required: Vec<ParamKind>,
+    optional: Vec<ParamKind>,
+    provides: Vec<ParamKind>,
 }
 
 /// Where an indexed term comes from.
@@ -64,26 +89,16 @@ enum Field {
     Plane,
 }
 
+/// One ask of a question: the terms between connectives and punctuation.
 #[derive(Debug, Default)]
 struct Segment {
     columns: Vec<usize>,
     opens_with_frame: bool,
+    opens_with_modifier: bool,
     closed_by_stop: bool,
-    framing: bool,
-}
-
-#[derive(Debug)]
-struct Indexed {
-    name: String,
-    /// Weight of each term (dense, by term column).
-    weights: Vec<f32>,
-    /// Whether the term comes from the name or a keyword.
-    strong: Vec<bool>,
-    /// Whether the term comes from the name.
-    name_terms: Vec<bool>,
-    required: Vec<ParamKind>,
-    optional: Vec<ParamKind>,
-    provides: Vec<ParamKind>,
+    /// A framing phrase ("For the Army recompete under 541512, ...") or a modifier ("by
+    /// availability"): context, not an ask, when the question has other asks.
+    context: bool,
 }
 
 /// What the lexical proposer makes of a question.
@@ -104,9 +119,11 @@ impl LexicalProposer {
         for card in catalog.cards() {
             let mut entries: Vec<(String, Field)> = Vec::new();
             let add = |text: &str, field: Field, entries: &mut Vec<(String, Field)>| {
-                let terms = lexicon.terms(text, &[]);
-                let words: Vec<String> =
-                    terms.into_iter().filter(|term| !term.starts_with(['|', '@'])).collect();
+                let words: Vec<String> = lexicon
+                    .terms(text, &[], &[])
+                    .into_iter()
+                    .filter(|term| !term.starts_with(['|', '@']))
+                    .collect();
                 let length = words.len();
                 entries.extend(words.into_iter().map(|term| (term, field)));
                 length
@@ -121,24 +138,44 @@ impl LexicalProposer {
             }
             fields.push(entries);
         }
-        let mut terms = std::collections::BTreeMap::new();
+        let mut terms = BTreeMap::new();
         for entries in &fields {
             for (term, _) in entries {
                 let next = terms.len();
                 terms.entry(term.clone()).or_insert(next);
             }
         }
+        // Document frequency over what intents say of themselves (plane cues left out), and
+        // how many intents have the term in their name or keywords.
         let mut document_frequency = vec![0usize; terms.len()];
+        let mut strong_frequency = vec![0usize; terms.len()];
         for entries in &fields {
-            let seen: BTreeSet<usize> = entries.iter().map(|(term, _)| terms[term]).collect();
-            for column in seen {
+            let own: BTreeSet<usize> = entries
+                .iter()
+                .filter(|(_, field)| *field != Field::Plane)
+                .map(|(term, _)| terms[term])
+                .collect();
+            for column in own {
                 document_frequency[column] += 1;
             }
+            let strong: BTreeSet<usize> = entries
+                .iter()
+                .filter(|(_, field)| matches!(field, Field::Name | Field::Keyword))
+                .map(|(term, _)| terms[term])
+                .collect();
+            for column in strong {
+                strong_frequency[column] += 1;
+            }
+        }
+        let mut decisive = vec![false; terms.len()];
+        for (term, &column) in &terms {
+            decisive[column] = !GENERIC_TERMS.contains(&term.as_str())
+                && (1..=DISTINCTIVE_DF).contains(&strong_frequency[column]);
         }
         let count = fields.len() as f32;
         let mean_length = description_lengths.iter().sum::<usize>() as f32
             / description_lengths.len().max(1) as f32;
-        let intents = catalog
+        let intents: Vec<Indexed> = catalog
             .cards()
             .iter()
             .zip(&fields)
@@ -146,11 +183,11 @@ impl LexicalProposer {
             .map(|((card, entries), &length)| {
                 let mut weights = vec![0.0f32; terms.len()];
                 let mut strong = vec![false; terms.len()];
-                let mut name_terms = vec![false; terms.len()];
                 let norm = 1.0 - LENGTH_B + LENGTH_B * length as f32 / mean_length.max(1.0);
+                let mut name_columns = BTreeSet::new();
                 for (term, field) in entries {
                     let column = terms[term];
-                    let df = document_frequency[column] as f32;
+                    let df = document_frequency[column].max(1) as f32;
                     let idf = (1.0 + (count - df + 0.5) / (df + 0.5)).ln();
                     let weight = match field {
                         Field::Name => NAME_WEIGHT,
@@ -160,8 +197,12 @@ impl LexicalProposer {
                     };
                     weights[column] = weights[column].max(idf * weight);
                     strong[column] |= matches!(field, Field::Name | Field::Keyword);
-                    name_terms[column] |= *field == Field::Name;
+                    if *field == Field::Name && decisive[column] {
+                        name_columns.insert(column);
+                    }
                 }
+                let name_terms =
+                    name_columns.into_iter().map(|column| (column, weights[column])).collect();
                 Indexed {
                     name: card.name.clone(),
                     weights,
@@ -173,15 +214,23 @@ impl LexicalProposer {
                 }
             })
             .collect();
-        let mut generic = vec![false; terms.len()];
-        for (term, &column) in &terms {
-            generic[column] = GENERIC_TERMS.contains(&term.as_str());
+        let mut importance = vec![0.0f32; terms.len()];
+        for intent in &intents {
+            for (column, weight) in intent.weights.iter().enumerate() {
+                importance[column] = importance[column].max(*weight);
+            }
         }
-        LexicalProposer { lexicon, terms, intents, generic }
+        LexicalProposer { lexicon, terms, intents, decisive, importance }
     }
 
     /// Chooses intents for `question`, given the available param kinds and where the param
     /// values were found (pass `&[]` when unknown).
+    ///
+    /// Each segment of the question (an ask between connectives or punctuation) proposes its
+    /// best intent; framing phrases and modifiers count only when nothing else asks. The best
+    /// ask always stands; another stands when it scores enough and every param it needs is
+    /// available or provided by an intent already chosen. Finally, an intent named outright in a heard ask
+    /// that needs what a chosen intent provides ("the incumbent's awards") joins.
     pub fn pick(
         &self,
         question: &str,
@@ -198,66 +247,72 @@ impl LexicalProposer {
             })
             .map(|span| (span.start, span.end))
             .collect();
-        let segments = self.segments(question, &masked);
+        let protected: Vec<(usize, usize)> =
+            spans.iter().map(|span| (span.start, span.end)).collect();
+        let segments = self.segments(question, &masked, &protected);
         let bindable: Vec<bool> = self
             .intents
             .iter()
             .map(|intent| intent.required.iter().all(|kind| available.contains(kind)))
             .collect();
-        let factors: Vec<f32> = (0..self.intents.len())
-            .map(|index| self.param_factor(index, available, &bindable))
+
+        // (intent, score, context, segment)
+        let mut asks: Vec<(usize, f32, bool, usize)> = segments
+            .iter()
+            .enumerate()
+            .filter_map(|(position, segment)| {
+                let (index, score) = self.best(&segment.columns, available, &bindable)?;
+                Some((index, score, segment.context, position))
+            })
             .collect();
-
-        // The best intent of each segment (an ask), framing phrases apart.
-        let mut asks: Vec<(usize, f32, bool)> = Vec::new();
-        for segment in &segments {
-            if let Some((index, score)) = self.best(&segment.columns, &factors, &[]) {
-                asks.push((index, score, segment.framing));
-            }
+        if asks.iter().any(|ask| !ask.2) {
+            asks.retain(|ask| !ask.2);
         }
-        let direct: Vec<(usize, f32)> =
-            asks.iter().filter(|ask| !ask.2).map(|&(index, score, _)| (index, score)).collect();
-        let asks: Vec<(usize, f32)> = if direct.is_empty() {
-            asks.iter().map(|&(index, score, _)| (index, score)).collect()
-        } else {
-            direct
-        };
+        asks.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut chosen: Vec<usize> = Vec::new();
-        let top = asks.iter().map(|ask| ask.1).fold(0.0f32, f32::max);
-        for (index, score) in asks {
-            if (score >= top || score >= NEXT_SCORE) && !chosen.contains(&index) {
-                chosen.push(index);
+        let mut heard: Vec<usize> = Vec::new();
+        for (index, score, _, position) in asks {
+            let supplied = self.intents[index].required.iter().all(|kind| {
+                available.contains(kind)
+                    || chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
+            });
+            if chosen.contains(&index) || chosen.is_empty() || (score >= NEXT_SCORE && supplied) {
+                heard.extend(segments[position].columns.iter().copied());
+                if !chosen.contains(&index) {
+                    chosen.push(index);
+                }
             }
         }
 
-        // Dependants: an intent that needs what a chosen one provides, named outright.
-        let all: Vec<usize> = {
-            let mut all: Vec<usize> =
-                segments.iter().flat_map(|segment| segment.columns.iter().copied()).collect();
-            all.sort_unstable();
-            all.dedup();
-            all
-        };
-        let mut dependants = Vec::new();
-        for &provider in &chosen {
+        // Dependants, best first: each must be named by a decisive name term no chosen intent
+        // has in its name or keywords.
+        let all = heard;
+        loop {
+            let mut best: Option<(usize, f32)> = None;
             for (index, intent) in self.intents.iter().enumerate() {
                 let needs = intent.required.iter().any(|kind| {
-                    !available.contains(kind) && self.intents[provider].provides.contains(kind)
+                    !available.contains(kind)
+                        && chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
                 });
-                if !needs || chosen.contains(&index) || dependants.contains(&index) {
+                if !needs || chosen.contains(&index) {
                     continue;
                 }
-                let named = all.iter().any(|&column| {
-                    intent.name_terms[column]
-                        && !self.generic[column]
-                        && chosen.iter().all(|&other| !self.intents[other].strong[column])
-                });
-                if named {
-                    dependants.push(index);
+                let gain: f32 = intent
+                    .name_terms
+                    .iter()
+                    .filter(|(column, _)| {
+                        all.contains(column)
+                            && chosen.iter().all(|&other| !self.intents[other].strong[*column])
+                    })
+                    .map(|(_, weight)| weight)
+                    .sum();
+                if gain > 0.0 && best.is_none_or(|(_, top)| gain > top) {
+                    best = Some((index, gain));
                 }
             }
+            let Some((index, _)) = best else { break };
+            chosen.push(index);
         }
-        chosen.extend(dependants);
         chosen.sort_unstable();
         chosen.truncate(MAX_PICKS);
         LexicalPick {
@@ -266,19 +321,28 @@ impl LexicalProposer {
         }
     }
 
-    /// The question's segments: asks separated by connectives and punctuation, as term columns.
-    fn segments(&self, question: &str, masked: &[(usize, usize)]) -> Vec<Segment> {
+    /// The question's segments, as term columns.
+    fn segments(
+        &self,
+        question: &str,
+        masked: &[(usize, usize)],
+        protected: &[(usize, usize)],
+    ) -> Vec<Segment> {
         let mut segments = vec![Segment::default()];
-        for term in self.lexicon.terms(question, masked) {
-            let current = segments.last_mut().unwrap_or_else(|| unreachable!("never empty"));
+        for term in self.lexicon.terms(question, masked, protected) {
+            let Some(current) = segments.last_mut() else { break };
             match term.as_str() {
                 lexicon::SPLIT | lexicon::STOP => {
                     current.closed_by_stop = term == lexicon::STOP;
-                    if !current.columns.is_empty() || current.opens_with_frame {
+                    if !current.columns.is_empty()
+                        || current.opens_with_frame
+                        || current.opens_with_modifier
+                    {
                         segments.push(Segment::default());
                     }
                 }
                 lexicon::FRAME => current.opens_with_frame = current.columns.is_empty(),
+                lexicon::MODIFIER => current.opens_with_modifier = current.columns.is_empty(),
                 _ => {
                     if let Some(&column) = self.terms.get(&term)
                         && !current.columns.contains(&column)
@@ -290,33 +354,62 @@ impl LexicalProposer {
         }
         let count = segments.len();
         for (position, segment) in segments.iter_mut().enumerate() {
-            segment.framing =
-                segment.opens_with_frame && segment.closed_by_stop && position + 1 < count;
+            segment.context = segment.opens_with_modifier
+                || (segment.opens_with_frame && segment.closed_by_stop && position + 1 < count);
         }
         segments.retain(|segment| !segment.columns.is_empty());
         segments
     }
 
-    /// The intent with the best score on these columns: a raw gain of at least [`FIRST_GAIN`]
-    /// including a term that is not generic and is strong for the intent (name or keyword).
-    fn best(&self, columns: &[usize], factors: &[f32], skip: &[usize]) -> Option<(usize, f32)> {
+    /// The intent with the best score on these columns. A candidate needs a decisive term that
+    /// is strong for it (name or keyword), and a raw gain of [`FIRST_GAIN`] ([`CLARIFY_GAIN`]
+    /// when it lacks a param nothing can provide). The score is the gain times the param factor
+    /// times the share of the intent's name the question mentions.
+    fn best(
+        &self,
+        columns: &[usize],
+        available: &BTreeSet<ParamKind>,
+        bindable: &[bool],
+    ) -> Option<(usize, f32)> {
         let mut best: Option<(usize, f32)> = None;
         for (index, intent) in self.intents.iter().enumerate() {
-            if skip.contains(&index) {
-                continue;
-            }
             let mut gain = 0.0;
-            let mut qualifies = false;
+            let mut decided = false;
             for &column in columns {
                 if intent.weights[column] > 0.0 {
                     gain += intent.weights[column];
-                    qualifies |= intent.strong[column] && !self.generic[column];
+                    decided |= intent.strong[column] && self.decisive[column];
                 }
             }
-            if gain < FIRST_GAIN || !qualifies {
+            let (factor, missing) = self.param_factor(index, available, bindable);
+            let partial = intent.required.iter().any(|kind| available.contains(kind));
+            let least = if missing && !partial { CLARIFY_GAIN } else { FIRST_GAIN };
+            if !decided || gain < least {
                 continue;
             }
-            let score = gain * factors[index];
+            let explained: f32 = columns
+                .iter()
+                .filter(|&&column| self.decisive[column] && intent.weights[column] > 0.0)
+                .map(|&column| self.importance[column])
+                .sum();
+            let asked: f32 = columns
+                .iter()
+                .filter(|&&column| self.decisive[column])
+                .map(|&column| self.importance[column])
+                .sum();
+            let answered = if asked > 0.0 { explained / asked } else { 1.0 };
+            let total: f32 = intent.name_terms.iter().map(|(_, weight)| weight).sum();
+            let named: f32 = intent
+                .name_terms
+                .iter()
+                .filter(|(column, _)| columns.contains(column))
+                .map(|(_, weight)| weight)
+                .sum();
+            let coverage = if total > 0.0 { named / total } else { 1.0 };
+            let score = gain
+                * factor
+                * (1.0 - COVERAGE_SHARE + COVERAGE_SHARE * coverage)
+                * (1.0 - ANSWERED_SHARE + ANSWERED_SHARE * answered);
             if best.is_none_or(|(_, top)| score > top) {
                 best = Some((index, score));
             }
@@ -324,27 +417,38 @@ impl LexicalProposer {
         best
     }
 
+    /// The param factor of an intent, and whether it lacks a param nothing can provide.
     fn param_factor(
         &self,
         index: usize,
         available: &BTreeSet<ParamKind>,
         bindable: &[bool],
-    ) -> f32 {
+    ) -> (f32, bool) {
         let intent = &self.intents[index];
         let mut factor = 1.0;
+        let mut missing = false;
+        let mut provided = false;
         for kind in &intent.required {
             if available.contains(kind) {
                 factor += REQUIRED_BONUS;
-            } else if !self.providable(index, *kind, bindable) {
-                factor *= MISSING_FACTOR;
+            } else if self.providable(index, *kind, bindable) {
+                provided = true;
+            } else {
+                missing = true;
             }
+        }
+        if provided {
+            factor *= PROVIDER_FACTOR;
         }
         for kind in &intent.optional {
             if available.contains(kind) {
                 factor += OPTIONAL_BONUS;
             }
         }
-        factor
+        if missing {
+            factor *= MISSING_FACTOR;
+        }
+        (factor, missing)
     }
 
     /// Whether another intent, bindable from the available params, provides `kind`.

@@ -37,6 +37,17 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("who is doing the work", &["incumbent"]),
     ("doing the work", &["incumbent"]),
     ("predecessor", &["incumbent", "predecessor"]),
+    ("predecessor contract", &["incumbent", "predecessor"]),
+    ("predecessor award", &["incumbent", "predecessor"]),
+    ("who holds", &["incumbent"]),
+    ("who holds the contract", &["incumbent"]),
+    ("who has the contract", &["incumbent"]),
+    ("who holds the work", &["incumbent"]),
+    ("who hold", &["incumbent"]),
+    ("hold the most", &["incumbent", "top"]),
+    ("holds the most", &["incumbent", "top"]),
+    ("has the most", &["incumbent", "top"]),
+    ("have the most", &["incumbent", "top"]),
     ("prior contract", &["incumbent", "predecessor"]),
     ("previous contract", &["incumbent", "predecessor"]),
     ("who wins", &["incumbent"]),
@@ -163,6 +174,7 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("proportion", &["ratio"]),
     // Vendors.
     ("profile", &["profile"]),
+    ("overview", &["profile", "summary"]),
     ("tell me about", &["profile", "summary"]),
     ("background", &["profile"]),
     ("size status", &["profile", "size"]),
@@ -256,6 +268,9 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("cover", &["fit"]),
     ("coverage", &["fit"]),
     ("staff it", &["fit", "bench"]),
+    ("could staff", &["fit", "bench"]),
+    ("can staff", &["fit", "bench"]),
+    ("to staff", &["fit", "bench"]),
     ("staff the", &["fit", "bench"]),
     ("fill", &["fit"]),
     ("suitable", &["fit"]),
@@ -309,6 +324,12 @@ pub(crate) const SPLIT: &str = "|";
 pub(crate) const FRAME: &str = "@frame";
 /// The term that closes a segment ended by punctuation (`,` `:` `;` `?`).
 pub(crate) const STOP: &str = "|.";
+
+/// The term that opens a segment starting with a modifier (`by availability`, `per quarter`).
+pub(crate) const MODIFIER: &str = "@modifier";
+
+/// Words that open a modifier phrase: a breakdown of another ask, not an ask.
+const MODIFIERS: &[&str] = &["by", "per", "sort", "sorted", "group", "grouped", "broken", "split"];
 
 /// Words that open a framing phrase ("For the Army recompete under 541512, ...").
 const FRAMING: &[&str] =
@@ -464,26 +485,29 @@ const STOP_WORDS: &[&str] = &[
     "information",
 ];
 
+/// A thesaurus phrase as stems, and the concepts it becomes.
+type Phrase = (Vec<String>, &'static [&'static str]);
+
 /// The normaliser: stemmer, stop words and thesaurus, built once.
 #[derive(Debug)]
 pub(crate) struct Lexicon {
     /// First stem of a phrase → (phrase stems, concepts), longest phrase first.
-    phrases: BTreeMap<String, Vec<(Vec<String>, &'static [&'static str])>>,
+    phrases: BTreeMap<String, Vec<Phrase>>,
     stop: Vec<&'static str>,
 }
 
 impl Lexicon {
     pub(crate) fn new() -> Lexicon {
-        let mut phrases: BTreeMap<String, Vec<(Vec<String>, &'static [&'static str])>> =
-            BTreeMap::new();
+        let mut phrases: BTreeMap<String, Vec<Phrase>> = BTreeMap::new();
         for &(surface, concepts) in THESAURUS {
-            let stems: Vec<String> = words(surface).map(|word| stem(&word)).collect();
+            let stems: Vec<String> =
+                words(surface).into_iter().map(|(word, _)| stem(&word)).collect();
             if let Some(first) = stems.first() {
                 phrases.entry(first.clone()).or_default().push((stems, concepts));
             }
         }
         for entries in phrases.values_mut() {
-            entries.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+            entries.sort_by_key(|entry| std::cmp::Reverse(entry.0.len()));
         }
         let mut stop: Vec<&'static str> = STOP_WORDS.to_vec();
         stop.sort_unstable();
@@ -491,25 +515,36 @@ impl Lexicon {
         Lexicon { phrases, stop }
     }
 
-    /// The concept and content words of `text`, in order, repeats kept. Bytes inside `masked`
-    /// ranges (extracted param values) are skipped.
-    pub(crate) fn terms(&self, text: &str, masked: &[(usize, usize)]) -> Vec<String> {
-        let stems: Vec<String> = if masked.is_empty() {
-            words(text).map(|word| stem(&word)).collect()
-        } else {
-            let mut kept = String::with_capacity(text.len());
-            for (at, ch) in text.char_indices() {
-                let hidden = masked.iter().any(|&(start, end)| at >= start && at < end);
-                kept.push(if hidden { ' ' } else { ch });
-            }
-            words(&kept).map(|word| stem(&word)).collect()
+    /// The concept and content words of `text`, in order, repeats kept, with segment marks.
+    /// Words inside `masked` ranges (identifier-like param values) are skipped; inside
+    /// `protected` ranges (any param value: "SI, TK and G") nothing splits a segment.
+    pub(crate) fn terms(
+        &self,
+        text: &str,
+        masked: &[(usize, usize)],
+        protected: &[(usize, usize)],
+    ) -> Vec<String> {
+        let inside = |ranges: &[(usize, usize)], at: usize| {
+            ranges.iter().any(|&(start, end)| at >= start && at < end)
         };
+        let mut stems: Vec<String> = Vec::new();
+        let mut positions: Vec<usize> = Vec::new();
+        for (word, at) in words(text) {
+            if inside(masked, at) || (word == STOP && inside(protected, at)) {
+                continue;
+            }
+            stems.push(if word == STOP { word } else { stem(&word) });
+            positions.push(at);
+        }
         let mut terms = Vec::with_capacity(stems.len());
         let mut at = 0;
         let mut segment_start = true;
         'outer: while at < stems.len() {
             if segment_start && FRAMING.contains(&stems[at].as_str()) {
                 terms.push(FRAME.to_owned());
+            }
+            if segment_start && MODIFIERS.contains(&stems[at].as_str()) {
+                terms.push(MODIFIER.to_owned());
             }
             segment_start = false;
             if stems[at] == STOP {
@@ -522,8 +557,17 @@ impl Lexicon {
                 for (phrase, concepts) in entries {
                     let end = at + phrase.len();
                     if end <= stems.len() && stems[at..end] == phrase[..] {
+                        let split = concepts.first() == Some(&SPLIT);
+                        // No split inside a param value, nor between two ("TS/SCI and SI/TK").
+                        let joins_values = at > 0
+                            && inside(protected, positions[at - 1])
+                            && positions.get(end).is_some_and(|&next| inside(protected, next));
+                        if split && (inside(protected, positions[at]) || joins_values) {
+                            at = end;
+                            continue 'outer;
+                        }
                         terms.extend(concepts.iter().map(|concept| (*concept).to_owned()));
-                        segment_start = concepts.first() == Some(&SPLIT);
+                        segment_start = split;
                         at = end;
                         continue 'outer;
                     }
@@ -541,14 +585,19 @@ impl Lexicon {
     }
 }
 
-/// Lower-case alphanumeric words; apostrophes are dropped (`vendor's` → `vendors`). Sentence
-/// and clause punctuation (`?` `!` `;` `:`, and `,` `.` before a space) becomes [`STOP`].
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    let mut out = Vec::new();
+/// Lower-case alphanumeric words with their byte offsets; apostrophes are dropped (`vendor's`
+/// → `vendors`). Sentence and clause punctuation (`?` `!` `;` `:`, and `,` `.` before a space)
+/// becomes [`STOP`].
+fn words(text: &str) -> Vec<(String, usize)> {
+    let mut out: Vec<(String, usize)> = Vec::new();
     let mut word = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(ch) = chars.next() {
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, ch)) = chars.next() {
         if ch.is_alphanumeric() {
+            if word.is_empty() {
+                start = at;
+            }
             word.extend(ch.to_lowercase());
             continue;
         }
@@ -556,19 +605,19 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
             continue;
         }
         if !word.is_empty() {
-            out.push(std::mem::take(&mut word));
+            out.push((std::mem::take(&mut word), start));
         }
-        let next_is_space = chars.peek().is_none_or(|next| next.is_whitespace());
+        let next_is_space = chars.peek().is_none_or(|(_, next)| next.is_whitespace());
         let breaks = matches!(ch, '?' | '!' | ';' | ':' | '\n')
             || (matches!(ch, ',' | '.') && next_is_space);
-        if breaks && out.last().is_some_and(|last| last != STOP) {
-            out.push(STOP.to_owned());
+        if breaks && out.last().is_some_and(|(last, _)| last != STOP) {
+            out.push((STOP.to_owned(), at));
         }
     }
     if !word.is_empty() {
-        out.push(word);
+        out.push((word, start));
     }
-    out.into_iter()
+    out
 }
 
 /// A light suffix stripper: plurals, `-ing`, `-ed`, then a final `e`, so that `expires`,
@@ -617,7 +666,7 @@ mod tests {
 
     #[track_caller]
     fn check(text: &str, expected: &[&str]) {
-        assert_eq!(Lexicon::new().terms(text, &[]), expected, "terms of {text:?}");
+        assert_eq!(Lexicon::new().terms(text, &[], &[]), expected, "terms of {text:?}");
     }
 
     #[test]
@@ -635,17 +684,26 @@ mod tests {
         check("Who holds the contract?", &["incumbent", "|."]);
         check("Which re-competes are coming up?", &["recompete", "recompete", "|."]);
         check("our teaming partners and subs", &["partner", "|", "partner"]);
-        check("For the Army, who holds it", &["@frame", "army", "|.", "hold"]);
+        check("For the Army, who holds it", &["@frame", "army", "|.", "incumbent"]);
         check(
             "How many cleared staff are free in the next quarter",
             &["count", "bench", "clearance", "availability", "next", "quarter"],
         );
-        check("Army spend, and who holds it?", &["army", "spend", "|.", "|", "hold", "|."]);
+        check("Army spend, and who holds it?", &["army", "spend", "|.", "|", "incumbent", "|."]);
+    }
+
+    #[test]
+    fn param_values_do_not_split() {
+        let text = "TS/SCI with SI, TK and G compartments";
+        assert_eq!(
+            Lexicon::new().terms(text, &[], &[(0, 24)]),
+            ["clearance", "sci", "compartment", "g", "compartment"]
+        );
     }
 
     #[test]
     fn masks_param_spans() {
         let text = "profile of UEI ABC123DEF456";
-        assert_eq!(Lexicon::new().terms(text, &[(15, 27)]), ["profile", "vendor"]);
+        assert_eq!(Lexicon::new().terms(text, &[(15, 27)], &[]), ["profile", "vendor"]);
     }
 }

@@ -240,7 +240,7 @@ mod tests {
 
     #[test]
     fn oversized_gives_an_empty_proposal() {
-        let seven = vec!["\"top_incumbents\""; 7].join(",");
+        let seven = ["\"top_incumbents\""; 7].join(",");
         check(&format!("{{\"intents\": [{seven}]}}"), &[], 0, true);
         let padded = format!("{{\"intents\": [\"top_incumbents\"]{}}}", " ".repeat(5000));
         check(&padded, &[], 0, true);
