@@ -30,7 +30,7 @@ const RECURSION_LIMIT: usize = 64;
 const FORBIDDEN_SCHEMAS: [&str; 4] = ["eeo", "pg_catalog", "information_schema", "pg_toast"];
 
 /// Functions no registry query may call (compared in lower case, by the last name part).
-const DENIED_FUNCTIONS: [&str; 22] = [
+const DENIED_FUNCTIONS: [&str; 27] = [
     "set_config",
     "current_setting",
     "query_to_xml",
@@ -53,11 +53,16 @@ const DENIED_FUNCTIONS: [&str; 22] = [
     "lastval",
     "txid_current",
     "dblink",
+    "loread",
+    "lowrite",
+    "ts_stat",
+    "ts_rewrite",
+    "connectby",
 ];
 
 /// Function name prefixes no registry query may call: server administration, files, large
-/// objects, remote links, object-identifier lookups.
-const DENIED_FUNCTION_PREFIXES: [&str; 4] = ["pg_", "lo_", "dblink", "to_reg"];
+/// objects, remote links, object-identifier lookups, functions that run a query given as text.
+const DENIED_FUNCTION_PREFIXES: [&str; 5] = ["pg_", "lo_", "dblink", "to_reg", "crosstab"];
 
 /// Object-identifier and internal types no query may cast to.
 const DENIED_TYPE_PREFIXES: [&str; 2] = ["reg", "pg_"];

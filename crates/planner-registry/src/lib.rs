@@ -91,8 +91,9 @@
 //! query: no data-modifying CTE, no `SELECT INTO`, no `FOR UPDATE`/`FOR SHARE`, no DML, DDL,
 //! `COPY`, `SET`, `LOCK`, `CALL` or `DO`. It may not call a denied function (`pg_*`, `lo_*`,
 //! `dblink*`, `set_config`, `current_setting`, `query_to_xml` and its family, `nextval`, `setval`,
-//! `to_reg*`, ...), cast to an object-identifier type (`regclass`, `regproc`, `oid`, ...) or name
-//! the `eeo` schema anywhere. Every table is schema-qualified with an allowed schema.
+//! `to_reg*`, `ts_stat`, `crosstab*`, ...), cast to an object-identifier type (`regclass`,
+//! `regproc`, `oid`, ...) or name the `eeo` schema anywhere. Every table is schema-qualified with
+//! an allowed schema.
 //!
 //! Placeholders are `$1..$n` where *n* is the number of `params` entries; each one is used at
 //! least once, and **every occurrence is cast** to the SQL type of its param's kind:
