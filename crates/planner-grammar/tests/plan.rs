@@ -358,3 +358,38 @@ fn the_trace_holds_names_kinds_and_counts() {
         })
     );
 }
+
+#[test]
+fn args_print_as_the_cli_contract_says() {
+    let compartments = Value::List(vec!["SI".to_owned(), "TK".to_owned()]);
+    check(
+        &["bench_compartment_counts", "bench_availability"],
+        &[
+            (ParamKind::Clearance, text("ts_sci")),
+            (ParamKind::Compartments, compartments),
+            (ParamKind::Months, Value::Int(6)),
+        ],
+        &["bench"],
+        json!({
+            "plan": {"nodes": [
+                {"intent": "bench_compartment_counts",
+                 "args": {"clearance": "ts_sci", "compartments": ["SI", "TK"]}},
+                {"intent": "bench_availability", "args": {"window_months": 6}},
+            ], "edges": []},
+            "dropped": [],
+        }),
+    );
+}
+
+#[test]
+fn values_outside_a_param_enum_are_not_bound() {
+    check(
+        &["bench_clearance_counts"],
+        &[(ParamKind::Clearance, text("cosmic"))],
+        &["bench"],
+        json!({
+            "plan": {"nodes": [], "edges": []},
+            "dropped": [{"intent": "bench_clearance_counts", "reason": "unbindable: clearance"}],
+        }),
+    );
+}
