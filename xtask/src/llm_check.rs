@@ -82,7 +82,15 @@ pub(crate) fn run(sh: &Shell) -> anyhow::Result<()> {
         .spawn()
         .context("starting llama-server")?;
     let mut server = Server { child };
-    wait_healthy(&mut server, port, &log_path)?;
+    if !wait_healthy(&mut server, port, &log_path)? {
+        eprintln!(
+            "llm-check: SKIPPED: llama-server died with an illegal instruction while loading the"
+        );
+        eprintln!(
+            "llm-check: model: the prebuilt binary needs CPU instructions this machine lacks."
+        );
+        return Ok(());
+    }
     eprintln!("llm-check: server ready on port {port} in {:.1} s", started.elapsed().as_secs_f64());
 
     let base_url = format!("http://127.0.0.1:{port}/v1");
@@ -117,10 +125,16 @@ fn free_port() -> anyhow::Result<u16> {
     Ok(listener.local_addr()?.port())
 }
 
-fn wait_healthy(server: &mut Server, port: u16, log: &PathBuf) -> anyhow::Result<()> {
+/// Waits for `/health`; `Ok(false)` when the server died of an illegal instruction (SIGILL).
+fn wait_healthy(server: &mut Server, port: u16, log: &PathBuf) -> anyhow::Result<bool> {
+    use std::os::unix::process::ExitStatusExt;
+    const SIGILL: i32 = 4;
     let deadline = Instant::now() + Duration::from_secs(120);
     while Instant::now() < deadline {
         if let Some(status) = server.child.try_wait()? {
+            if status.signal() == Some(SIGILL) {
+                return Ok(false);
+            }
             let tail = std::fs::read_to_string(log).unwrap_or_default();
             let tail: String = tail
                 .lines()
@@ -134,7 +148,7 @@ fn wait_healthy(server: &mut Server, port: u16, log: &PathBuf) -> anyhow::Result
             bail!("llama-server exited with {status} before it was ready:\n{tail}");
         }
         if health(port) {
-            return Ok(());
+            return Ok(true);
         }
         std::thread::sleep(Duration::from_millis(250));
     }
