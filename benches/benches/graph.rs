@@ -242,23 +242,38 @@ fn main() {
             total
         });
     });
-    match database_url().map(|url| rt.block_on(bench_pool(&url))) {
-        None => skip("DATABASE_URL is not set"),
-        Some(Err(err)) => skip(&format!("database unavailable: {err}")),
-        Some(Ok(pool)) => {
-            let store = rt.block_on(async { Arc::new(PgCheckpointer::new(pool)) });
-            let saved = graph.with_checkpointer(store, Durability::Async);
-            let thread = AtomicU64::new(0);
-            group.sample_size(10).measurement_time(Duration::from_secs(10));
-            group.bench_function("postgres", |b| {
-                b.iter(|| {
-                    let id = thread.fetch_add(1, Ordering::Relaxed);
-                    run(&rt, &saved, 1000, &RunConfig::thread(format!("bench-{id}")));
-                });
-            });
+    let store = match database_url().map(|url| rt.block_on(bench_pool(&url))) {
+        None => {
+            skip("DATABASE_URL is not set");
+            None
         }
+        Some(Err(err)) => {
+            skip(&format!("database unavailable: {err}"));
+            None
+        }
+        Some(Ok(pool)) => Some(rt.block_on(async { Arc::new(PgCheckpointer::new(pool)) })),
+    };
+    let thread = AtomicU64::new(0);
+    let next_thread = || format!("bench-{}", thread.fetch_add(1, Ordering::Relaxed));
+    if let Some(store) = &store {
+        let saved = graph.with_checkpointer(store.clone(), Durability::Async);
+        group.sample_size(10).measurement_time(Duration::from_secs(10));
+        group.bench_function("postgres", |b| {
+            b.iter(|| run(&rt, &saved, 1000, &RunConfig::thread(next_thread())));
+        });
     }
     group.finish();
+    if let Some(store) = store {
+        // Durability::Sync waits for each step's write: one round trip per step.
+        let mut group = c.benchmark_group("graph/loop_n10");
+        group.throughput(Throughput::Elements(steps(10)));
+        group.sample_size(10).measurement_time(Duration::from_secs(5));
+        let synced = graph.with_checkpointer(store, Durability::Sync);
+        group.bench_function("postgres_sync", |b| {
+            b.iter(|| run(&rt, &synced, 10, &RunConfig::thread(next_thread())));
+        });
+        group.finish();
+    }
     c.final_summary();
     report("at exit");
 }
