@@ -39,7 +39,7 @@ pub use crate::{
         ApiKey, ApiKeyId, NewApiKey, create_api_key, create_tenant, revoke_api_key, verify_api_key,
     },
     render::{render_markdown, render_text},
-    suppress::{Grid, suppress_grid},
+    suppress::{Grid, Hidden, suppress_grid},
     table::{Cell, Column, ColumnType, ResultTable},
 };
 
