@@ -169,6 +169,10 @@ struct SuppressedCell {
 }
 
 fn add_text_numbers(text: &str, index: &mut Index) {
+    // Numbers, dates and identifiers all hold a digit.
+    if !text.bytes().any(|byte| byte.is_ascii_digit()) {
+        return;
+    }
     for token in scan(text) {
         match token.kind {
             Kind::Number { value, .. } => index.numbers.push(value),
@@ -490,9 +494,10 @@ fn is_acronym(word: &str) -> bool {
     word.len() >= 2 && word.chars().all(|ch| ch.is_ascii_uppercase())
 }
 
-fn part_text(tokens: &[Token], part: u32) -> String {
+/// The words and numbers of a run of tokens, normalised as in [`normalise`].
+fn words_text(tokens: &[Token]) -> String {
     let mut text = String::from(" ");
-    for token in tokens.iter().filter(|token| token.part == part) {
+    for token in tokens {
         if let Kind::Word(word) = &token.kind {
             text.push_str(&word.to_lowercase());
             text.push(' ');
@@ -508,11 +513,10 @@ fn check_suppressed(tokens: &[Token], index: &Index, misses: &mut Vec<Miss>) {
     if index.suppressed.is_empty() {
         return;
     }
-    let Some(last) = tokens.last() else { return };
-    for part in 0..=last.part {
-        let numbers: Vec<Num> = tokens
+    // Tokens come in narration order, so each part is one run of them.
+    for part in tokens.chunk_by(|a, b| a.part == b.part) {
+        let numbers: Vec<Num> = part
             .iter()
-            .filter(|token| token.part == part)
             .filter_map(|token| match token.kind {
                 Kind::Number { value, .. } => Some(value),
                 _ => None,
@@ -521,7 +525,7 @@ fn check_suppressed(tokens: &[Token], index: &Index, misses: &mut Vec<Miss>) {
         if numbers.is_empty() {
             continue;
         }
-        let text = part_text(tokens, part);
+        let text = words_text(part);
         for cell in &index.suppressed {
             let about = match (&cell.row, cell.several_numbers) {
                 (Some(row), false) => text.contains(row.as_str()),
@@ -541,11 +545,9 @@ fn check_suppressed(tokens: &[Token], index: &Index, misses: &mut Vec<Miss>) {
 }
 
 fn check_people(tokens: &[Token], misses: &mut Vec<Miss>) {
-    let Some(last) = tokens.last() else { return };
-    for clause in 0..=last.clause {
-        let words: Vec<String> = tokens
+    for clause in tokens.chunk_by(|a, b| a.clause == b.clause) {
+        let words: Vec<String> = clause
             .iter()
-            .filter(|token| token.clause == clause)
             .filter_map(|token| match &token.kind {
                 Kind::Word(word) => Some(word.to_lowercase()),
                 _ => None,

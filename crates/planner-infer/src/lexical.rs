@@ -459,6 +459,7 @@ impl LexicalProposer {
     }
 }
 
+/// Deterministic: one proposal whatever `samples` asks (K copies would add nothing).
 impl Proposer for LexicalProposer {
     fn propose<'a>(&'a self, request: ProposeRequest<'a>) -> BoxFuture<'a, Result<Proposals>> {
         let pick = self.pick(request.question, request.available, request.spans);
