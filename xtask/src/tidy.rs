@@ -44,6 +44,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "planner-server",
             "planner-devdb",
             "planner-dataset",
+            "planner-exec",
             "planner-registry",
         ],
     ),
