@@ -36,6 +36,8 @@ pub struct GraphBuilder<N, S: GraphState, C> {
 
 struct Decl<N, S: GraphState, C> {
     id: N,
+    /// Whether the route type numbers its values `0..n` in `ALL` order, with distinct labels.
+    routes_ok: bool,
     handler: Handler<S, C>,
     labels: Vec<&'static str>,
     targets: Vec<Option<Target<N>>>,
@@ -89,8 +91,10 @@ impl<N: NodeId, S: GraphState, C: Send + Sync + 'static> GraphBuilder<N, S, C> {
 
     fn push<R: Route>(&mut self, id: N, handler: Handler<S, C>) -> NodeBuilder<'_, N, S, C, R> {
         let labels: Vec<_> = R::ALL.iter().map(|it| it.label()).collect();
+        let routes_ok = R::ALL.iter().enumerate().all(|(i, it)| it.index() == i)
+            && labels.iter().collect::<std::collections::BTreeSet<_>>().len() == labels.len();
         let targets = vec![None; labels.len()];
-        self.decls.push(Decl { id, handler, labels, targets, policy: Policy::NONE });
+        self.decls.push(Decl { id, routes_ok, handler, labels, targets, policy: Policy::NONE });
         let decl = self.decls.last_mut().expect("a node was just pushed");
         NodeBuilder { decl, route: PhantomData }
     }
@@ -166,6 +170,9 @@ impl<N: NodeId, S: GraphState, C: Send + Sync + 'static> GraphBuilder<N, S, C> {
         let mut edges: Vec<Vec<Option<usize>>> = vec![Vec::new(); self.decls.len()];
         for (i, decl) in self.decls.iter().enumerate() {
             let node = decl.id.name();
+            if !decl.routes_ok {
+                problems.push(Problem::BadRouteTable { node });
+            }
             if decl.targets.iter().all(Option::is_none) {
                 problems.push(Problem::NoOutgoingEdges { node });
             }

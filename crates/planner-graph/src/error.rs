@@ -166,6 +166,12 @@ pub enum Problem {
         /// The node.
         node: &'static str,
     },
+    /// The node's route type lists a value twice, repeats a label, or numbers its values
+    /// otherwise than their order in [`Route::ALL`](crate::Route::ALL).
+    BadRouteTable {
+        /// The node.
+        node: &'static str,
+    },
     /// A fan-out lists no branch.
     EmptyFanOut {
         /// The router.
@@ -199,6 +205,9 @@ impl fmt::Display for Problem {
             Problem::NoOutgoingEdges { node } => write!(f, "node {node} has no outgoing edges"),
             Problem::Unreachable { node } => write!(f, "node {node} is unreachable from START"),
             Problem::CannotReachEnd { node } => write!(f, "END is unreachable from node {node}"),
+            Problem::BadRouteTable { node } => {
+                write!(f, "the routes of node {node} repeat a value or label, or misnumber them")
+            }
             Problem::EmptyFanOut { node, route } => {
                 write!(f, "route {route} of node {node} fans out to no branch")
             }

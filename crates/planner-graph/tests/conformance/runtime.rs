@@ -372,3 +372,33 @@ fn a_compiled_graph_is_shareable() {
     fn shareable<T: Send + Sync + Clone + 'static>(_: &T) {}
     shareable(&asking_graph());
 }
+
+/// A hand-written route type whose `ALL` repeats a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Twice {
+    Only,
+}
+
+impl planner_graph::Route for Twice {
+    const ALL: &'static [Self] = &[Twice::Only, Twice::Only];
+
+    fn label(self) -> &'static str {
+        "only"
+    }
+}
+
+#[test]
+fn a_route_table_must_list_each_value_once() {
+    let mut b = GraphBuilder::<Id, Log, ()>::new();
+    b.start(Id::Left);
+    b.add_fn(Id::Left, |_: &(), _: &Log, _| -> Out<Twice> {
+        Ok(Command::goto(vec![], Twice::Only))
+    })
+    .route_end(Twice::Only);
+    let err = b.compile().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid graph: route only of node left has no target; \
+         the routes of node left repeat a value or label, or misnumber them"
+    );
+}
