@@ -54,3 +54,36 @@ async fn a_tenant_never_sees_another_tenants_rows(pool: PgPool) {
         }
     }
 }
+
+#[sqlx::test(migrator = "planner_exec::MIGRATOR")]
+async fn a_tenant_without_candidates_counts_nothing(pool: PgPool) {
+    seeded(&pool).await;
+    let registry = registry();
+    let empty = uuid::Uuid::from_u128(0xe);
+    sqlx::query("INSERT INTO admin.tenant (id, name) VALUES ($1, 'Empty')")
+        .bind(empty)
+        .execute(&pool)
+        .await
+        .unwrap();
+    let args = sample_args(&pool).await;
+    let mut checked = 0;
+    for intent in registry.intents() {
+        let Some(query) = intent.query() else { continue };
+        if query.suppression.is_none() && registry.plane(query.plane).name != "requirement" {
+            continue;
+        }
+        // Every count the other tenants' rows could feed is zero; requirement rows are absent.
+        let table = run(&pool, &registry, intent, &args, empty).await.unwrap();
+        for row in &table.rows {
+            for cell in row {
+                assert!(
+                    matches!(cell, Cell::Text(_) | Cell::Int(0)),
+                    "{} shows {cell:?} to a tenant with no rows",
+                    intent.name
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 6);
+}
