@@ -153,7 +153,7 @@ impl Extraction {
 /// recognises there (ties go to agency, then clearance, then months, then NAICS).
 pub fn extract(question: &str) -> Extraction {
     let mut scan = Scan::new(question);
-    let mut out = Extraction::default();
+    let mut out = Extraction { params: Vec::with_capacity(8), ..Extraction::default() };
     let mut take = |hit: Hit| {
         out.params.extend(hit.mentions.into_iter().flatten());
         out.diagnostics.extend(hit.diagnostics);
@@ -187,11 +187,15 @@ pub fn extract(question: &str) -> Extraction {
     }
     out.params.sort_by_key(|m| (m.span, m.kind));
     out.diagnostics.sort_by_key(|d| d.span);
-    let mut first: BTreeMap<ParamKind, &Value> = BTreeMap::new();
+    let mut first: [Option<&Value>; ParamKind::ALL.len()] = [None; ParamKind::ALL.len()];
     for mention in &out.params {
-        let seen = *first.entry(mention.kind).or_insert(&mention.value);
-        if *seen != mention.value {
-            out.ambiguous.insert(mention.kind);
+        let Some(slot) = first.get_mut(mention.kind as usize) else { continue };
+        match slot {
+            None => *slot = Some(&mention.value),
+            Some(seen) if **seen != mention.value => {
+                out.ambiguous.insert(mention.kind);
+            }
+            Some(_) => {}
         }
     }
     out
