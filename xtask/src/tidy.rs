@@ -35,7 +35,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "planner-devdb",
         ],
     ),
-    ("planner-server", "L4", &["planner-engine", "planner-registry"]),
+    ("planner-server", "L4", &["planner-engine", "planner-exec", "planner-registry"]),
     (
         "planner-cli",
         "L4",

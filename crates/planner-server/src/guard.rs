@@ -1,0 +1,37 @@
+//! The middleware around every route: metrics by route and status, and for `/v1/` routes the
+//! in-flight limit (shedding with 503) and the request timeout.
+
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::AppState;
+use crate::error::Error;
+
+pub(crate) async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |it| it.as_str().to_owned());
+    let response = if route.starts_with("/v1/") {
+        match std::sync::Arc::clone(&state.shared.permits).try_acquire_owned() {
+            Err(_) => Error::Overloaded.into_response(),
+            Ok(permit) => {
+                let limit = state.shared.config.request_timeout;
+                let response = match tokio::time::timeout(limit, next.run(request)).await {
+                    Ok(response) => response,
+                    Err(_) => Error::Timeout(limit.as_millis()).into_response(),
+                };
+                drop(permit);
+                response
+            }
+        }
+    } else {
+        next.run(request).await
+    };
+    state.shared.metrics.request(&route, response.status().as_u16(), started.elapsed());
+    response
+}

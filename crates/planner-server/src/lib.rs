@@ -1,0 +1,117 @@
+//! The planner's HTTP API (axum).
+//!
+//! [`app`] builds the router over an [`AppState`] (an engine, its pool, the limits):
+//!
+//! - `POST /v1/answer` `{question, thread_id?}`: an answer, or `needs_input` with a thread id
+//!   (with `thread_id`, the question is the answer to that thread's clarifying question);
+//! - `POST /v1/threads/{id}/resume` `{answer}`; `POST /v1/plan` `{question}`: the plan only, the
+//!   JSON of `planner plan --json`;
+//! - `GET /v1/registry`, `GET /v1/graph` (Mermaid);
+//! - `GET /healthz`, `GET /readyz` (database reachable), `GET /metrics` (Prometheus),
+//!   `GET /openapi.json` (OpenAPI 3.1).
+//!
+//! Every `/v1/` route takes `Authorization: Bearer KEY` (keys from `planner_exec`, bound to a
+//! tenant and scopes), sheds load with 503 past the in-flight limit and times out. Failures are
+//! `application/problem+json`.
+
+mod auth;
+mod error;
+mod guard;
+mod metrics;
+mod openapi;
+mod routes;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use planner_engine::Engine;
+use planner_exec::PgPool;
+use tokio::sync::Semaphore;
+
+pub use crate::error::{Error, Result};
+pub use crate::metrics::Metrics;
+pub use crate::openapi::openapi;
+
+/// The server's limits. [`ServerConfig::default`]: 16 KiB bodies, 64 requests in flight, 30 s
+/// per request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The largest request body accepted (413 above).
+    pub max_body_bytes: usize,
+    /// `/v1/` requests in flight at once; more are shed with 503 (0 sheds every one).
+    pub max_in_flight: usize,
+    /// The time a `/v1/` request may take before it is answered with 504.
+    pub request_timeout: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> ServerConfig {
+        ServerConfig {
+            max_body_bytes: 16 * 1024,
+            max_in_flight: 64,
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    engine: Engine,
+    pool: PgPool,
+    config: ServerConfig,
+    permits: Arc<Semaphore>,
+    metrics: Metrics,
+}
+
+/// What the handlers share: cheap to clone.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    shared: Arc<Shared>,
+}
+
+impl AppState {
+    /// The state over `engine`, which answers on `pool` (the same pool verifies API keys).
+    pub fn new(engine: Engine, pool: PgPool, config: ServerConfig) -> AppState {
+        let permits = Arc::new(Semaphore::new(config.max_in_flight));
+        AppState {
+            shared: Arc::new(Shared { engine, pool, config, permits, metrics: Metrics::default() }),
+        }
+    }
+
+    /// The server's metrics.
+    pub fn metrics(&self) -> &Metrics {
+        &self.shared.metrics
+    }
+}
+
+/// The router of the whole API over `state`.
+pub fn app(state: AppState) -> Router {
+    let max_body = state.shared.config.max_body_bytes;
+    Router::new()
+        .route("/v1/answer", post(routes::answer))
+        .route("/v1/threads/{id}/resume", post(routes::resume))
+        .route("/v1/plan", post(routes::plan))
+        .route("/v1/registry", get(routes::registry))
+        .route("/v1/graph", get(routes::graph))
+        .route("/healthz", get(routes::healthz))
+        .route("/readyz", get(routes::readyz))
+        .route("/metrics", get(routes::metrics))
+        .route("/openapi.json", get(routes::openapi_json))
+        .fallback(routes::not_found)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(state)
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then finishes the requests in
+/// flight.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+}

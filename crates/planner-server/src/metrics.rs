@@ -1,0 +1,162 @@
+//! Prometheus metrics, kept by hand: requests and latency by route and status, graph node
+//! durations, refusals, gate failures, suppressed cells and dropped nodes.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use planner_engine::Answer;
+
+/// Upper bounds (seconds) of the latency histograms' buckets.
+const BUCKETS: [f64; 12] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
+
+#[derive(Debug, Default, Clone)]
+struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    count: u64,
+    sum: f64,
+}
+
+impl Histogram {
+    fn observe(&mut self, seconds: f64) {
+        for (bound, count) in BUCKETS.iter().zip(self.counts.iter_mut()) {
+            if seconds <= *bound {
+                *count += 1;
+            }
+        }
+        self.count += 1;
+        self.sum += seconds;
+    }
+
+    fn render(&self, out: &mut String, name: &str, labels: &str) {
+        let sep = if labels.is_empty() { "" } else { "," };
+        for (bound, count) in BUCKETS.iter().zip(self.counts.iter()) {
+            let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"{bound}\"}} {count}");
+        }
+        let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {}", self.count);
+        let _ = writeln!(out, "{name}_sum{{{labels}}} {}", self.sum);
+        let _ = writeln!(out, "{name}_count{{{labels}}} {}", self.count);
+    }
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    requests: BTreeMap<(String, u16), u64>,
+    latency: BTreeMap<String, Histogram>,
+    nodes: BTreeMap<String, Histogram>,
+    refusals: u64,
+    gate_failures: u64,
+    suppressed_cells: u64,
+    dropped_nodes: u64,
+    engine_errors: BTreeMap<&'static str, u64>,
+}
+
+/// The server's counters and histograms.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    inner: Mutex<Inner>,
+}
+
+impl Metrics {
+    fn with<T>(&self, f: impl FnOnce(&mut Inner) -> T) -> T {
+        let mut guard = match self.inner.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        f(&mut guard)
+    }
+
+    /// Records one finished request.
+    pub fn request(&self, route: &str, status: u16, elapsed: Duration) {
+        self.with(|it| {
+            *it.requests.entry((route.to_owned(), status)).or_default() += 1;
+            it.latency.entry(route.to_owned()).or_default().observe(elapsed.as_secs_f64());
+        });
+    }
+
+    /// Records what an answer tells about the planner.
+    pub fn answer(&self, answer: &Answer) {
+        self.with(|it| {
+            if answer.route == planner_engine::Route::Refused {
+                it.refusals += 1;
+            }
+            if answer.gate.as_ref().is_some_and(|gate| !gate.passed) {
+                it.gate_failures += 1;
+            }
+            it.suppressed_cells += answer.suppressed_cells as u64;
+            it.dropped_nodes += answer.dropped.len() as u64;
+            for timing in &answer.timings {
+                it.nodes
+                    .entry(timing.node.clone())
+                    .or_default()
+                    .observe(Duration::from_micros(timing.micros).as_secs_f64());
+            }
+        });
+    }
+
+    /// Records an engine failure by kind (`database`, `audit`, `graph`, ...).
+    pub fn engine_error(&self, kind: &'static str) {
+        self.with(|it| *it.engine_errors.entry(kind).or_default() += 1);
+    }
+
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        self.with(|it| {
+            let mut out = String::new();
+            out.push_str("# HELP planner_http_requests_total Requests by route and status.\n");
+            out.push_str("# TYPE planner_http_requests_total counter\n");
+            for ((route, status), count) in &it.requests {
+                let _ = writeln!(
+                    out,
+                    "planner_http_requests_total{{route=\"{route}\",status=\"{status}\"}} {count}"
+                );
+            }
+            out.push_str(
+                "# HELP planner_http_request_duration_seconds Request latency by route.\n",
+            );
+            out.push_str("# TYPE planner_http_request_duration_seconds histogram\n");
+            for (route, histogram) in &it.latency {
+                histogram.render(
+                    &mut out,
+                    "planner_http_request_duration_seconds",
+                    &format!("route=\"{route}\""),
+                );
+            }
+            out.push_str(
+                "# HELP planner_node_duration_seconds Time in each node of the planner graph.\n",
+            );
+            out.push_str("# TYPE planner_node_duration_seconds histogram\n");
+            for (node, histogram) in &it.nodes {
+                histogram.render(
+                    &mut out,
+                    "planner_node_duration_seconds",
+                    &format!("node=\"{node}\""),
+                );
+            }
+            for (name, help, value) in [
+                ("planner_refusals_total", "Questions refused.", it.refusals),
+                ("planner_gate_failures_total", "Narrations the gate rejected.", it.gate_failures),
+                (
+                    "planner_suppressed_cells_total",
+                    "Cells hidden by small-cell suppression.",
+                    it.suppressed_cells,
+                ),
+                (
+                    "planner_dropped_nodes_total",
+                    "Plan nodes dropped (forbidden, failed, unbindable).",
+                    it.dropped_nodes,
+                ),
+            ] {
+                let _ =
+                    writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
+            }
+            out.push_str("# HELP planner_engine_errors_total Engine failures by kind.\n");
+            out.push_str("# TYPE planner_engine_errors_total counter\n");
+            for (kind, count) in &it.engine_errors {
+                let _ = writeln!(out, "planner_engine_errors_total{{kind=\"{kind}\"}} {count}");
+            }
+            out
+        })
+    }
+}
