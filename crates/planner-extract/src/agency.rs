@@ -235,7 +235,7 @@ fn quoted(scan: &Scan<'_>, i: usize, last: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    //! Dictionary lookups through the public helper.
+    //! Dictionary lookups through `canonical_agency`.
 
     use super::*;
 
