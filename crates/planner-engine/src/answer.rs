@@ -61,6 +61,9 @@ pub struct Answer {
     /// The faithfulness verdict of a narration (absent when nothing was narrated).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateReport>,
+    /// The configured model proposer failed, hung or replied garbage, and the deterministic
+    /// lexical proposer planned instead.
+    pub proposer_fallback: bool,
     /// The counts-only plan trace (what the audit row records).
     pub trace: PlanTrace,
     /// Wall-clock time per graph node, in microseconds. The only field that varies between

@@ -36,6 +36,8 @@ pub struct EngineConfig {
     pub limits: RunLimits,
     /// Clarification rounds before the planner goes on without the node.
     pub max_clarify_rounds: u32,
+    /// The most time the configured proposer may take before the lexical proposer answers.
+    pub proposer_timeout: Duration,
 }
 
 impl EngineConfig {
@@ -53,6 +55,7 @@ impl EngineConfig {
                 deadline: Duration::from_secs(10),
             },
             max_clarify_rounds: 2,
+            proposer_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -87,7 +90,8 @@ impl Engine {
     /// An engine answering on `pool` (already migrated, see [`migrate`]); threads are
     /// checkpointed in the same database, so any engine sharing it can resume them.
     pub fn new(config: EngineConfig, pool: PgPool) -> Engine {
-        let planner = Planner::new(config.registry, config.proposer, config.samples);
+        let planner = Planner::new(config.registry, config.proposer, config.samples)
+            .with_proposer_timeout(config.proposer_timeout);
         let ctx = Arc::new(Ctx {
             planner,
             narrator: config.narrator.unwrap_or_else(|| Arc::new(TemplateNarrator)),
@@ -175,12 +179,23 @@ impl Engine {
         thread_id: String,
         run: Result<planner_graph::Run<State>, planner_graph::Error>,
     ) -> Result<Outcome> {
-        let run = run.map_err(|err| {
-            let text = format!(
-                "{err}: {}",
-                std::error::Error::source(&err).map(ToString::to_string).unwrap_or_default()
-            );
-            if text.contains("audit row") { Error::AuditFailed(text) } else { Error::Graph(text) }
+        let run = run.map_err(|err| match err {
+            planner_graph::Error::Store(detail) => Error::Unavailable(detail),
+            planner_graph::Error::NotInterrupted { .. }
+            | planner_graph::Error::CheckpointNotFound { .. }
+            | planner_graph::Error::AlreadyFinished { .. } => {
+                Error::UnknownThread(thread_id.clone())
+            }
+            other => {
+                let detail =
+                    std::error::Error::source(&other).map(ToString::to_string).unwrap_or_default();
+                let text = format!("{other}: {detail}");
+                if detail.contains("audit row") {
+                    Error::AuditFailed(text)
+                } else {
+                    Error::Graph(text)
+                }
+            }
         })?;
         match run.status {
             Status::Interrupted(interrupt) => {
@@ -238,6 +253,7 @@ impl Engine {
             evidence,
             dropped,
             gate: state.gate.clone(),
+            proposer_fallback: state.proposed.fell_back,
             trace,
             timings: state.timings.clone(),
         }

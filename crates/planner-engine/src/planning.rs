@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::time::Duration;
 
 use planner_extract::{Extraction, Mention};
 use planner_grammar::{ConsensusOutcome, DropReason, Inputs, Validation, stabilize, validate};
@@ -139,6 +140,7 @@ pub struct Planner {
     lexical: Arc<LexicalProposer>,
     proposer: Arc<dyn Proposer>,
     samples: usize,
+    timeout: Duration,
 }
 
 /// Everything planning decided, for `planner plan --json`, `planner eval` and the answer.
@@ -169,7 +171,14 @@ impl Planner {
             Some(proposer) => (proposer, samples.max(1)),
             None => (Arc::clone(&lexical) as Arc<dyn Proposer>, 1),
         };
-        Planner { registry, lexical, proposer, samples }
+        Planner { registry, lexical, proposer, samples, timeout: Duration::from_secs(10) }
+    }
+
+    /// Bounds the time the configured proposer may take; past it the lexical proposer answers.
+    /// The default is 10 s.
+    pub fn with_proposer_timeout(mut self, timeout: Duration) -> Planner {
+        self.timeout = timeout;
+        self
     }
 
     /// The registry.
@@ -237,8 +246,21 @@ impl Planner {
         let spans = params.spans();
         let request =
             ProposeRequest { question, available: &kinds, spans: &spans, samples: self.samples };
-        match self.proposer.propose(request).await {
-            Ok(proposals) if !proposals.samples.iter().all(Vec::is_empty) || self.is_lexical() => {
+        let answer = match tokio::time::timeout(self.timeout, self.proposer.propose(request)).await
+        {
+            Ok(answer) => answer,
+            Err(_) => Err(planner_infer::Error::Timeout(self.timeout)),
+        };
+        match answer {
+            // A reply naming nothing of the closed set is garbage: the lexical proposer answers.
+            Ok(proposals)
+                if self.is_lexical()
+                    || proposals
+                        .samples
+                        .iter()
+                        .flatten()
+                        .any(|name| self.registry.intent_id(name).is_some()) =>
+            {
                 Proposed {
                     samples: proposals.samples,
                     dropped_names: proposals.dropped_names,

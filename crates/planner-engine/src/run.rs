@@ -143,11 +143,12 @@ fn binds(
     for arg in &node.args {
         let value = match &arg.source {
             ArgSource::Available(value) | ArgSource::Default(value) => value.clone(),
-            ArgSource::Upstream(from) => {
+            ArgSource::Upstream(edge) => {
                 let edge = plan
-                    .edges_into(index)
-                    .find(|edge| edge.param == arg.param && edge.from == *from)
+                    .edges
+                    .get(*edge)
                     .ok_or_else(|| "its upstream edge is missing".to_owned())?;
+                let from = &edge.from;
                 let upstream = registry.intent(plan.nodes[*from].intent);
                 let Some(Some(NodeOutcome::Ran(table))) = outcomes.get(*from) else {
                     return Err(format!("its upstream {} did not run", upstream.name));

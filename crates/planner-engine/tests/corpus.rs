@@ -1,0 +1,63 @@
+//! The answer snapshot corpus (fixtures/answers/questions.txt): every question answered on the
+//! demo dataset (scale 1, fixed seed and today) for the first demo tenant, each full answer an
+//! insta snapshot with only the timings redacted. A change to any answer is a visible change.
+
+use planner_engine::{Ask, Engine, EngineConfig, Outcome};
+use planner_registry::Registry;
+use sqlx::PgPool;
+
+const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
+const QUESTIONS: &str = include_str!("../../../fixtures/answers/questions.txt");
+
+#[sqlx::test]
+async fn the_answer_corpus_is_byte_stable(pool: PgPool) {
+    planner_engine::migrate(&pool).await.unwrap();
+    let options = planner_dataset::SeedOptions {
+        scale: 1.0,
+        seed: planner_dataset::DEMO_SEED,
+        today: planner_dataset::demo_today(),
+        progress: false,
+    };
+    planner_dataset::seed(&pool, &options).await.unwrap();
+    let engine = Engine::new(
+        EngineConfig::new(Registry::from_toml(REGISTRY, "capture.toml").unwrap()),
+        pool,
+    );
+    let mut routes = std::collections::BTreeSet::new();
+    let mut count = 0;
+    for line in QUESTIONS.lines().filter(|it| !it.starts_with('#') && !it.trim().is_empty()) {
+        let (id, question) = line.split_once('|').expect("`id | question`");
+        let ask = Ask {
+            question: question.trim().to_owned(),
+            scopes: vec!["bench".to_owned()],
+            tenant: Some(planner_dataset::DEMO_TENANTS[0].id),
+        };
+        let snapshot = match engine.ask(ask.clone()).await.unwrap() {
+            Outcome::Answered(answer) => {
+                routes.insert(answer.route.as_str());
+                let mut value = serde_json::to_value(&answer).unwrap();
+                value["timings"] = serde_json::Value::String("[redacted]".into());
+                // Asked twice, the same bytes.
+                let Outcome::Answered(again) = engine.ask(ask).await.unwrap() else {
+                    panic!("{id}")
+                };
+                let mut again = serde_json::to_value(&again).unwrap();
+                again["timings"] = serde_json::Value::String("[redacted]".into());
+                assert_eq!(value.to_string(), again.to_string(), "{id} is not byte-stable");
+                value
+            }
+            Outcome::NeedsInput(mut needs) => {
+                routes.insert("clarify");
+                needs.thread_id = "[redacted]".into();
+                serde_json::to_value(&needs).unwrap()
+            }
+        };
+        insta::assert_json_snapshot!(format!("corpus_{}", id.trim()), snapshot);
+        count += 1;
+    }
+    assert!(count >= 40, "{count} questions");
+    assert_eq!(
+        routes.into_iter().collect::<Vec<_>>(),
+        ["clarify", "plan", "refused", "single", "unplannable"]
+    );
+}
