@@ -2,3 +2,4 @@
 //! DATABASE_URL (set by `cargo xtask test` / `ci`) and each gets its own database.
 
 mod provisioning;
+mod server;

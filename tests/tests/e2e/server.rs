@@ -1,0 +1,343 @@
+//! The HTTP API driven through `planner_server::app` on a seeded database: authentication and
+//! scopes, tenant isolation, every bad-input case, load shedding, timeouts, the database going
+//! away, and a clarification resumed by a second server instance sharing the database.
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use planner_engine::{Engine, EngineConfig, Planner, plan_report};
+use planner_exec::{TenantId, create_api_key, revoke_api_key};
+use planner_registry::Registry;
+use planner_server::{AppState, ServerConfig};
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use tower::ServiceExt as _;
+
+const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
+const COMPOUND: &str = "For the 'Department of the Army' recompete under NAICS 541512, who are \
+                        the incumbents and how many of our bench hold TS/SCI with SI/TK?";
+const CLARIFY: &str = "Who are the top incumbents at the Army?";
+
+/// Keys of the seeded database: tenant A with and without `bench`, tenant B with `bench`.
+struct Keys {
+    bench: String,
+    plain: String,
+    other_tenant: String,
+}
+
+async fn seeded(pool: &PgPool) -> Keys {
+    planner_engine::migrate(pool).await.unwrap();
+    let options = planner_dataset::SeedOptions {
+        scale: 0.02,
+        seed: planner_dataset::DEMO_SEED,
+        today: planner_dataset::demo_today(),
+        progress: false,
+    };
+    planner_dataset::seed(pool, &options).await.unwrap();
+    let a = TenantId(planner_dataset::DEMO_TENANTS[0].id);
+    let b = TenantId(planner_dataset::DEMO_TENANTS[1].id);
+    Keys {
+        bench: create_api_key(pool, a, &["bench"]).await.unwrap().secret,
+        plain: create_api_key(pool, a, &[]).await.unwrap().secret,
+        other_tenant: create_api_key(pool, b, &["bench"]).await.unwrap().secret,
+    }
+}
+
+fn registry() -> Registry {
+    Registry::from_toml(REGISTRY, "capture.toml").unwrap()
+}
+
+fn server_with(pool: &PgPool, config: ServerConfig) -> Router {
+    let engine = Engine::new(EngineConfig::new(registry()), pool.clone());
+    planner_server::app(AppState::new(engine, pool.clone(), config))
+}
+
+fn server(pool: &PgPool) -> Router {
+    server_with(pool, ServerConfig::default())
+}
+
+struct Reply {
+    status: StatusCode,
+    content_type: String,
+    headers: axum::http::HeaderMap,
+    text: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|err| panic!("{err}: {}", self.text))
+    }
+
+    /// Asserts a problem+json body with `status`; its `detail`.
+    fn problem(&self, status: StatusCode) -> String {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(self.content_type, "application/problem+json", "{}", self.text);
+        let body = self.json();
+        assert_eq!(body["status"], status.as_u16());
+        body["detail"].as_str().unwrap().to_owned()
+    }
+}
+
+async fn call(app: &Router, method: Method, uri: &str, key: Option<&str>, body: Body) -> Reply {
+    let mut request = Request::builder().method(method).uri(uri);
+    if let Some(key) = key {
+        request = request.header(header::AUTHORIZATION, format!("Bearer {key}"));
+    }
+    let request = request.header(header::CONTENT_TYPE, "application/json").body(body).unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .map(|it| it.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    Reply { status, content_type, headers, text: String::from_utf8(bytes.to_vec()).unwrap() }
+}
+
+async fn post(app: &Router, uri: &str, key: Option<&str>, body: &Value) -> Reply {
+    call(app, Method::POST, uri, key, Body::from(body.to_string())).await
+}
+
+async fn get(app: &Router, uri: &str, key: Option<&str>) -> Reply {
+    call(app, Method::GET, uri, key, Body::empty()).await
+}
+
+fn intents(items: &Value) -> Vec<String> {
+    items.as_array().unwrap().iter().map(|it| it["intent"].as_str().unwrap().to_owned()).collect()
+}
+
+#[sqlx::test]
+async fn requests_without_a_valid_key_are_unauthorized(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let question = json!({ "question": COMPOUND });
+    let missing = post(&app, "/v1/answer", None, &question).await;
+    assert!(missing.problem(StatusCode::UNAUTHORIZED).contains("Authorization"));
+    assert_eq!(missing.headers[header::WWW_AUTHENTICATE], "Bearer");
+    let bad = post(&app, "/v1/answer", Some("pk_not_a_key"), &question).await;
+    assert!(bad.problem(StatusCode::UNAUTHORIZED).contains("unknown or revoked"));
+    let basic = Request::get("/v1/registry")
+        .header(header::AUTHORIZATION, format!("Basic {}", keys.bench))
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(app.clone().oneshot(basic).await.unwrap().status(), StatusCode::UNAUTHORIZED);
+    for uri in ["/v1/registry", "/v1/graph"] {
+        get(&app, uri, None).await.problem(StatusCode::UNAUTHORIZED);
+    }
+    post(&app, "/v1/plan", None, &question).await.problem(StatusCode::UNAUTHORIZED);
+    // A revoked key stops working.
+    let tenant = TenantId(planner_dataset::DEMO_TENANTS[0].id);
+    let key = create_api_key(&pool, tenant, &["bench"]).await.unwrap();
+    assert_eq!(get(&app, "/v1/registry", Some(&key.secret)).await.status, StatusCode::OK);
+    assert!(revoke_api_key(&pool, key.id).await.unwrap());
+    get(&app, "/v1/registry", Some(&key.secret)).await.problem(StatusCode::UNAUTHORIZED);
+    // The public endpoints need no key; a valid key works.
+    assert_eq!(get(&app, "/healthz", None).await.status, StatusCode::OK);
+    assert_eq!(get(&app, "/v1/registry", Some(&keys.plain)).await.status, StatusCode::OK);
+}
+
+#[sqlx::test]
+async fn bench_intents_need_the_bench_scope(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let question = json!({ "question": COMPOUND });
+    let with_scope = post(&app, "/v1/answer", Some(&keys.bench), &question).await;
+    assert_eq!(with_scope.status, StatusCode::OK, "{}", with_scope.text);
+    let answer = with_scope.json();
+    assert_eq!(answer["status"], "answered");
+    assert_eq!(intents(&answer["evidence"]), ["top_incumbents", "bench_compartment_counts"]);
+
+    let without = post(&app, "/v1/answer", Some(&keys.plain), &question).await;
+    assert_eq!(without.status, StatusCode::OK, "{}", without.text);
+    let answer = without.json();
+    assert_eq!(intents(&answer["evidence"]), ["top_incumbents"]);
+    assert!(intents(&answer["dropped"]).contains(&"bench_compartment_counts".to_owned()));
+    assert!(!intents(&answer["plan"]["nodes"]).contains(&"bench_compartment_counts".to_owned()));
+}
+
+#[sqlx::test]
+async fn a_clarification_resumes_on_another_instance_for_its_tenant_only(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let first = server(&pool);
+    let second = server(&pool);
+    let asked =
+        post(&first, "/v1/answer", Some(&keys.bench), &json!({ "question": CLARIFY })).await;
+    assert_eq!(asked.status, StatusCode::OK, "{}", asked.text);
+    let needs = asked.json();
+    assert_eq!(needs["status"], "needs_input");
+    assert_eq!(needs["missing"], json!(["naics"]));
+    let thread = needs["thread_id"].as_str().unwrap().to_owned();
+    let uri = format!("/v1/threads/{thread}/resume");
+
+    // Another tenant's key does not see the thread, on either route.
+    let answer = json!({ "answer": "under NAICS 541512" });
+    let detail = post(&second, &uri, Some(&keys.other_tenant), &answer).await;
+    detail.problem(StatusCode::NOT_FOUND);
+    let via_answer = json!({ "question": "541512", "thread_id": thread });
+    post(&second, "/v1/answer", Some(&keys.other_tenant), &via_answer)
+        .await
+        .problem(StatusCode::NOT_FOUND);
+
+    // The owner resumes on the second instance.
+    let resumed = post(&second, &uri, Some(&keys.bench), &answer).await;
+    assert_eq!(resumed.status, StatusCode::OK, "{}", resumed.text);
+    let answered = resumed.json();
+    assert_eq!(answered["status"], "answered");
+    assert_eq!(answered["route"], "single");
+    assert_eq!(answered["plan"]["nodes"][0]["intent"], "top_incumbents");
+    // The thread is finished.
+    post(&first, &uri, Some(&keys.bench), &answer).await.problem(StatusCode::NOT_FOUND);
+    post(&first, "/v1/threads/no-such-thread/resume", Some(&keys.bench), &answer)
+        .await
+        .problem(StatusCode::NOT_FOUND);
+}
+
+#[sqlx::test]
+async fn the_resume_can_also_go_through_the_answer_route(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let needs =
+        post(&app, "/v1/answer", Some(&keys.bench), &json!({ "question": CLARIFY })).await.json();
+    let thread = needs["thread_id"].as_str().unwrap();
+    let resumed = post(
+        &app,
+        "/v1/answer",
+        Some(&keys.bench),
+        &json!({ "question": "NAICS 541512", "thread_id": thread }),
+    )
+    .await;
+    assert_eq!(resumed.status, StatusCode::OK, "{}", resumed.text);
+    assert_eq!(resumed.json()["route"], "single");
+}
+
+#[sqlx::test]
+async fn bad_input_gets_a_problem_saying_what_is_wrong(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let key = Some(keys.bench.as_str());
+    let raw = |text: &str| Body::from(text.to_owned());
+
+    let malformed = call(&app, Method::POST, "/v1/answer", key, raw("{\"question\": ")).await;
+    let detail = malformed.problem(StatusCode::BAD_REQUEST);
+    assert!(detail.contains("not acceptable JSON") && detail.contains("line 1"), "{detail}");
+
+    let missing = post(&app, "/v1/answer", key, &json!({ "q": "hello" })).await;
+    let detail = missing.problem(StatusCode::BAD_REQUEST);
+    assert!(detail.contains("`q`") || detail.contains("`question`"), "{detail}");
+
+    let no_field = post(&app, "/v1/plan", key, &json!({})).await;
+    assert!(no_field.problem(StatusCode::BAD_REQUEST).contains("missing field `question`"));
+
+    let wrong_type = post(&app, "/v1/answer", key, &json!({ "question": 7 })).await;
+    assert!(wrong_type.problem(StatusCode::BAD_REQUEST).contains("invalid type"));
+
+    let empty = call(&app, Method::POST, "/v1/answer", key, Body::empty()).await;
+    assert!(empty.problem(StatusCode::BAD_REQUEST).contains("empty"));
+
+    let too_long = "a".repeat(2_001);
+    for (uri, body) in [
+        ("/v1/answer", json!({ "question": too_long })),
+        ("/v1/plan", json!({ "question": too_long })),
+        ("/v1/threads/any/resume", json!({ "answer": too_long })),
+    ] {
+        let reply = post(&app, uri, key, &body).await;
+        let detail = reply.problem(StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(detail.contains("2000") || detail.contains("2,000"), "{uri}: {detail}");
+    }
+
+    let blank = post(&app, "/v1/answer", key, &json!({ "question": "   " })).await;
+    blank.problem(StatusCode::UNPROCESSABLE_ENTITY);
+
+    let huge = json!({ "question": "x".repeat(17 * 1024) });
+    let reply = post(&app, "/v1/answer", key, &huge).await;
+    assert!(reply.problem(StatusCode::PAYLOAD_TOO_LARGE).contains("16384"));
+
+    get(&app, "/v1/nothing-here", key).await.problem(StatusCode::NOT_FOUND);
+    let wrong_method = get(&app, "/v1/answer", key).await;
+    assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[sqlx::test]
+async fn at_the_in_flight_limit_requests_are_shed(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server_with(&pool, ServerConfig { max_in_flight: 0, ..ServerConfig::default() });
+    let reply = post(&app, "/v1/answer", Some(&keys.bench), &json!({ "question": COMPOUND })).await;
+    assert!(reply.problem(StatusCode::SERVICE_UNAVAILABLE).contains("limit"));
+    assert_eq!(reply.headers[header::RETRY_AFTER], "1");
+    // Probes are not shed.
+    assert_eq!(get(&app, "/healthz", None).await.status, StatusCode::OK);
+    assert_eq!(get(&app, "/readyz", None).await.status, StatusCode::OK);
+}
+
+#[sqlx::test]
+async fn a_request_past_the_time_limit_is_answered_with_504(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server_with(
+        &pool,
+        ServerConfig { request_timeout: Duration::ZERO, ..ServerConfig::default() },
+    );
+    let reply = post(&app, "/v1/answer", Some(&keys.bench), &json!({ "question": COMPOUND })).await;
+    assert!(reply.problem(StatusCode::GATEWAY_TIMEOUT).contains("time limit"));
+}
+
+#[sqlx::test]
+async fn the_database_going_away_gives_503_with_a_clear_body(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let engine_pool = PgPool::connect_with(pool.connect_options().as_ref().clone()).await.unwrap();
+    let app = server(&engine_pool);
+    assert_eq!(get(&app, "/readyz", None).await.status, StatusCode::OK);
+    engine_pool.close().await;
+    let ready = get(&app, "/readyz", None).await;
+    assert!(ready.problem(StatusCode::SERVICE_UNAVAILABLE).contains("database is unavailable"));
+    let reply = post(&app, "/v1/answer", Some(&keys.bench), &json!({ "question": COMPOUND })).await;
+    assert!(reply.problem(StatusCode::SERVICE_UNAVAILABLE).contains("database is unavailable"));
+    assert_eq!(get(&app, "/healthz", None).await.status, StatusCode::OK);
+}
+
+#[sqlx::test]
+async fn plan_registry_graph_metrics_and_openapi(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let key = Some(keys.bench.as_str());
+
+    let plan = post(&app, "/v1/plan", key, &json!({ "question": COMPOUND })).await;
+    assert_eq!(plan.status, StatusCode::OK, "{}", plan.text);
+    let planner = Planner::new(registry(), None, 1);
+    let expected = plan_report(&planner, COMPOUND, &["bench".to_owned()]).await.unwrap();
+    assert_eq!(plan.json(), serde_json::to_value(&expected).unwrap());
+
+    let registry = get(&app, "/v1/registry", key).await.json();
+    let names: Vec<&str> = registry["intents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|it| it["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"top_incumbents") && names.contains(&"bench_compartment_counts"));
+    assert!(registry["scopes"].as_array().unwrap().contains(&json!("bench")));
+    assert!(!registry.to_string().contains("SELECT"), "the registry view leaks SQL");
+
+    let graph = get(&app, "/v1/graph", key).await.json();
+    assert!(graph["mermaid"].as_str().unwrap().starts_with("flowchart"), "{graph}");
+
+    post(&app, "/v1/answer", key, &json!({ "question": COMPOUND })).await;
+    post(&app, "/v1/answer", key, &json!({ "question": "How many of our bench are women?" })).await;
+    let metrics = get(&app, "/metrics", None).await;
+    assert!(metrics.content_type.starts_with("text/plain"));
+    for line in [
+        "planner_http_requests_total{route=\"/v1/answer\",status=\"200\"} 2",
+        "planner_http_requests_total{route=\"/v1/plan\",status=\"200\"} 1",
+        "planner_refusals_total 1",
+        "planner_http_request_duration_seconds_count{route=\"/v1/answer\"} 2",
+    ] {
+        assert!(metrics.text.contains(line), "{line} missing from:\n{}", metrics.text);
+    }
+    assert!(metrics.text.contains("planner_node_duration_seconds_bucket{node="));
+
+    let openapi = get(&app, "/openapi.json", None).await.json();
+    assert_eq!(openapi, planner_server::openapi());
+    assert_eq!(openapi["openapi"], "3.1.0");
+}
