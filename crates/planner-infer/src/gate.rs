@@ -215,6 +215,7 @@ impl Index {
         }
         for table in &evidence.tables {
             index.numbers.push(int(table.rows.len() as i128));
+            add_text_numbers(&table.intent, &mut index);
             normalise(&table.intent, &mut index.text);
             for column in &table.columns {
                 add_text_numbers(column, &mut index);

@@ -123,6 +123,7 @@ impl LexicalProposer {
                     .terms(text, &[], &[])
                     .into_iter()
                     .filter(|term| !term.starts_with(['|', '@']))
+                    .map(std::borrow::Cow::into_owned)
                     .collect();
                 let length = words.len();
                 entries.extend(words.into_iter().map(|term| (term, field)));
@@ -255,13 +256,16 @@ impl LexicalProposer {
             .iter()
             .map(|intent| intent.required.iter().all(|kind| available.contains(kind)))
             .collect();
+        let factors: Vec<(f32, bool)> = (0..self.intents.len())
+            .map(|index| self.param_factor(index, available, &bindable))
+            .collect();
 
         // (intent, score, context, segment)
         let mut asks: Vec<(usize, f32, bool, usize)> = segments
             .iter()
             .enumerate()
             .filter_map(|(position, segment)| {
-                let (index, score) = self.best(&segment.columns, available, &bindable)?;
+                let (index, score) = self.best(&segment.columns, available, &factors)?;
                 Some((index, score, segment.context, position))
             })
             .collect();
@@ -331,7 +335,7 @@ impl LexicalProposer {
         let mut segments = vec![Segment::default()];
         for term in self.lexicon.terms(question, masked, protected) {
             let Some(current) = segments.last_mut() else { break };
-            match term.as_str() {
+            match term.as_ref() {
                 lexicon::SPLIT | lexicon::STOP => {
                     current.closed_by_stop = term == lexicon::STOP;
                     if !current.columns.is_empty()
@@ -344,7 +348,7 @@ impl LexicalProposer {
                 lexicon::FRAME => current.opens_with_frame = current.columns.is_empty(),
                 lexicon::MODIFIER => current.opens_with_modifier = current.columns.is_empty(),
                 _ => {
-                    if let Some(&column) = self.terms.get(&term)
+                    if let Some(&column) = self.terms.get(term.as_ref())
                         && !current.columns.contains(&column)
                     {
                         current.columns.push(column);
@@ -369,7 +373,7 @@ impl LexicalProposer {
         &self,
         columns: &[usize],
         available: &BTreeSet<ParamKind>,
-        bindable: &[bool],
+        factors: &[(f32, bool)],
     ) -> Option<(usize, f32)> {
         let mut best: Option<(usize, f32)> = None;
         for (index, intent) in self.intents.iter().enumerate() {
@@ -381,7 +385,7 @@ impl LexicalProposer {
                     decided |= intent.strong[column] && self.decisive[column];
                 }
             }
-            let (factor, missing) = self.param_factor(index, available, bindable);
+            let (factor, missing) = factors[index];
             let partial = intent.required.iter().any(|kind| available.contains(kind));
             let least = if missing && !partial { CLARIFY_GAIN } else { FIRST_GAIN };
             if !decided || gain < least {

@@ -6,6 +6,7 @@
 //! `partner`, `bench`...). Registry text goes through the same normalisation, so a registry in
 //! another domain still matches on its own words.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Surface phrases and the concept words they become. Phrases are matched on stemmed tokens,
@@ -574,7 +575,7 @@ impl Lexicon {
         text: &str,
         masked: &[(usize, usize)],
         protected: &[(usize, usize)],
-    ) -> Vec<String> {
+    ) -> Vec<Cow<'static, str>> {
         let inside = |ranges: &[(usize, usize)], at: usize| {
             ranges.iter().any(|&(start, end)| at >= start && at < end)
         };
@@ -592,14 +593,14 @@ impl Lexicon {
         let mut segment_start = true;
         'outer: while at < stems.len() {
             if segment_start && FRAMING.contains(&stems[at].as_str()) {
-                terms.push(FRAME.to_owned());
+                terms.push(Cow::Borrowed(FRAME));
             }
             if segment_start && MODIFIERS.contains(&stems[at].as_str()) {
-                terms.push(MODIFIER.to_owned());
+                terms.push(Cow::Borrowed(MODIFIER));
             }
             segment_start = false;
             if stems[at] == STOP {
-                terms.push(STOP.to_owned());
+                terms.push(Cow::Borrowed(STOP));
                 segment_start = true;
                 at += 1;
                 continue;
@@ -617,7 +618,7 @@ impl Lexicon {
                             at = end;
                             continue 'outer;
                         }
-                        terms.extend(concepts.iter().map(|concept| (*concept).to_owned()));
+                        terms.extend(concepts.iter().map(|concept| Cow::Borrowed(*concept)));
                         segment_start = split;
                         at = end;
                         continue 'outer;
@@ -628,7 +629,7 @@ impl Lexicon {
             let is_noise = self.stop.binary_search(&word.as_str()).is_ok()
                 || word.chars().any(|ch| ch.is_ascii_digit());
             if !is_noise {
-                terms.push(word.clone());
+                terms.push(Cow::Owned(word.clone()));
             }
             at += 1;
         }
