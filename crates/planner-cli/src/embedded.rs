@@ -33,10 +33,29 @@ fn data_dir() -> PathBuf {
     home.join(".local/share/planner")
 }
 
+/// Where the embedded cluster lives.
+pub(crate) fn embedded_dir() -> PathBuf {
+    data_dir().join("pg")
+}
+
 impl Database {
     /// Connects to `url`, or starts the embedded default (loading the demo data on first use).
     #[expect(clippy::print_stderr, reason = "progress of the first start")]
     pub(crate) async fn open(url: Option<&str>) -> anyhow::Result<Database> {
+        let database = Database::connect(url).await?;
+        if database.cluster.is_some() {
+            match database.seed(1.0).await {
+                Ok(report) => eprintln!("planner: loaded the demo dataset ({report:?})"),
+                Err(planner_dataset::Error::AlreadySeeded) => {}
+                Err(err) => return Err(err).context("loading the demo dataset"),
+            }
+        }
+        Ok(database)
+    }
+
+    /// Connects to `url`, or starts the embedded default, and migrates it; loads no data.
+    #[expect(clippy::print_stderr, reason = "progress of the first start")]
+    pub(crate) async fn connect(url: Option<&str>) -> anyhow::Result<Database> {
         if let Some(url) = url {
             let pool = PgPool::connect(url).await.context("cannot connect to DATABASE_URL")?;
             planner_engine::migrate(&pool).await?;
@@ -50,7 +69,7 @@ impl Database {
             "the embedded database needs PostgreSQL server binaries (Debian: apt-get install \
                  postgresql-15), or set DATABASE_URL to a server you run",
         )?;
-        let dir = data_dir().join("pg");
+        let dir = embedded_dir();
         let first_use = !dir.join("data/PG_VERSION").exists();
         if first_use {
             eprintln!("planner: creating the embedded database in {}", dir.display());
@@ -62,18 +81,26 @@ impl Database {
             .await
             .context("cannot connect to the embedded database")?;
         planner_engine::migrate(&pool).await?;
+        Ok(Database { pool, cluster: Some(cluster) })
+    }
+
+    /// Loads the demo dataset at `scale` (with a progress bar).
+    pub(crate) async fn seed(
+        &self,
+        scale: f64,
+    ) -> Result<planner_dataset::SeedReport, planner_dataset::Error> {
         let options = planner_dataset::SeedOptions {
-            scale: 1.0,
+            scale,
             seed: planner_dataset::DEMO_SEED,
             today: planner_dataset::demo_today(),
             progress: true,
         };
-        match planner_dataset::seed(&pool, &options).await {
-            Ok(report) => eprintln!("planner: loaded the demo dataset ({report:?})"),
-            Err(planner_dataset::Error::AlreadySeeded) => {}
-            Err(err) => return Err(err).context("loading the demo dataset"),
-        }
-        Ok(Database { pool, cluster: Some(cluster) })
+        planner_dataset::seed(&self.pool, &options).await
+    }
+
+    /// Whether this is the embedded default database.
+    pub(crate) fn is_embedded(&self) -> bool {
+        self.cluster.is_some()
     }
 
     pub(crate) fn pool(&self) -> &PgPool {

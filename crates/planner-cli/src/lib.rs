@@ -6,12 +6,21 @@
 //!   corpus, exits 1 below the threshold;
 //! - `planner ask "QUESTION"`: answers on DATABASE_URL, or on the embedded default database (a
 //!   PostgreSQL cluster kept in the user's data directory, created, migrated and loaded with the
-//!   demo dataset on first use, stopped on exit).
+//!   demo dataset on first use, stopped on exit);
+//! - `planner serve [--addr 127.0.0.1:8080]`: the HTTP API on the same database, until Ctrl-C or
+//!   SIGTERM (requests in flight finish);
+//! - `planner keys create --tenant T [--scope bench]` (prints the key once), `planner keys
+//!   revoke ID`;
+//! - `planner registry check FILE`: every problem with its location, exit 1 when there is one;
+//! - `planner db status`, `planner db seed [--scale N]`, `planner db reset [--scale N]`;
+//! - `planner graph --mermaid`: the planner graph.
 //!
 //! With no `--registry`, the reference registry (fixtures/registry/capture.toml) built into the
 //! binary is used.
 
+mod admin;
 mod embedded;
+mod serve;
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -88,6 +97,35 @@ enum Command {
         /// The question.
         question: String,
     },
+    /// Serve the HTTP API on DATABASE_URL or the embedded default database.
+    Serve(serve::ServeArgs),
+    /// Create or revoke API keys.
+    Keys {
+        #[command(subcommand)]
+        command: admin::KeysCommand,
+        /// The PostgreSQL to use; without it, the embedded default database.
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true, global = true)]
+        database_url: Option<String>,
+    },
+    /// Check a registry file.
+    Registry {
+        #[command(subcommand)]
+        command: admin::RegistryCommand,
+    },
+    /// Inspect, load or reset the database.
+    Db {
+        #[command(subcommand)]
+        command: admin::DbCommand,
+        /// The PostgreSQL to use; without it, the embedded default database.
+        #[arg(long, env = "DATABASE_URL", hide_env_values = true, global = true)]
+        database_url: Option<String>,
+    },
+    /// Print the planner graph.
+    Graph {
+        /// As a Mermaid flowchart (the only format so far).
+        #[arg(long, required = true)]
+        mermaid: bool,
+    },
 }
 
 /// Runs the command line; the process exit code.
@@ -117,7 +155,7 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn load_registry(path: Option<&PathBuf>) -> anyhow::Result<Registry> {
+pub(crate) fn load_registry(path: Option<&PathBuf>) -> anyhow::Result<Registry> {
     let (text, origin) = match path {
         Some(path) => (
             std::fs::read_to_string(path)
@@ -180,6 +218,19 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let result = ask(database.pool(), registry, scopes, tenant, question, json).await;
             database.close().await?;
             result
+        }
+        Command::Serve(args) => {
+            let registry = load_registry(args.registry.as_ref())?;
+            serve::run(args, registry).await
+        }
+        Command::Keys { command, database_url } => {
+            admin::keys(command, database_url.as_deref()).await
+        }
+        Command::Registry { command } => Ok(admin::registry(command)),
+        Command::Db { command, database_url } => admin::db(command, database_url.as_deref()).await,
+        Command::Graph { mermaid: _ } => {
+            println!("{}", Engine::mermaid().trim_end());
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

@@ -1,0 +1,218 @@
+//! `planner keys`, `planner registry check` and `planner db`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Subcommand;
+use planner_exec::{ApiKeyId, TenantId};
+use planner_registry::Registry;
+
+use crate::embedded::{Database, embedded_dir};
+
+/// `planner keys ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeysCommand {
+    /// Create a key and print it (the only time it is shown).
+    Create {
+        /// The tenant: its UUID, a demo tenant's name, or a new tenant's name (created).
+        #[arg(long)]
+        tenant: String,
+        /// The key's scopes (repeatable; `bench` to see bench counts).
+        #[arg(long = "scope", value_name = "SCOPE")]
+        scopes: Vec<String>,
+    },
+    /// Revoke a key by its id.
+    Revoke {
+        /// The key's id (printed by `keys create`).
+        id: String,
+    },
+}
+
+/// `planner registry ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum RegistryCommand {
+    /// Load a registry file and list every problem with its location; exit 1 when there is one.
+    Check {
+        /// The registry file (TOML).
+        file: PathBuf,
+    },
+}
+
+/// `planner db ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum DbCommand {
+    /// Which database, whether it is reachable, and what it holds.
+    Status,
+    /// Load the demo dataset (into an empty database).
+    Seed {
+        /// The dataset's scale (1 is the demo size).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+    },
+    /// Drop everything in the database, migrate it and load the demo dataset again.
+    Reset {
+        /// The dataset's scale (1 is the demo size).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
+        /// Required with DATABASE_URL: the database named there is emptied.
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+#[expect(clippy::print_stdout, reason = "the command's output")]
+pub(crate) async fn keys(command: KeysCommand, url: Option<&str>) -> anyhow::Result<ExitCode> {
+    let database = Database::open(url).await?;
+    let result = async {
+        let pool = database.pool();
+        match command {
+            KeysCommand::Create { tenant, scopes } => {
+                let demo = planner_dataset::DEMO_TENANTS.iter().find(|it| it.name == tenant);
+                let tenant_id = match (tenant.parse::<uuid::Uuid>(), demo) {
+                    (Ok(id), _) => TenantId(id),
+                    (Err(_), Some(demo)) => TenantId(demo.id),
+                    (Err(_), None) => {
+                        let id = planner_exec::create_tenant(pool, &tenant).await?;
+                        println!("created tenant {:?}: {}", tenant, id.0);
+                        id
+                    }
+                };
+                let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+                let key = planner_exec::create_api_key(pool, tenant_id, &scopes)
+                    .await
+                    .with_context(|| format!("cannot create a key for tenant {}", tenant_id.0))?;
+                println!("key id: {}", key.id.0);
+                println!("tenant: {}", tenant_id.0);
+                println!("scopes: {}", scopes.join(", "));
+                println!("key (shown only now; store it): {}", key.secret);
+                Ok(ExitCode::SUCCESS)
+            }
+            KeysCommand::Revoke { id } => {
+                let id: uuid::Uuid =
+                    id.parse().with_context(|| format!("{id} is not a key id (a UUID)"))?;
+                if planner_exec::revoke_api_key(pool, ApiKeyId(id)).await? {
+                    println!("revoked key {id}");
+                    Ok(ExitCode::SUCCESS)
+                } else {
+                    println!("no live key {id}");
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
+    }
+    .await;
+    database.close().await?;
+    result
+}
+
+#[expect(clippy::print_stdout, reason = "the command's output")]
+pub(crate) fn registry(command: RegistryCommand) -> ExitCode {
+    match command {
+        RegistryCommand::Check { file } => {
+            let origin = file.display().to_string();
+            let text = match std::fs::read_to_string(&file) {
+                Ok(text) => text,
+                Err(err) => {
+                    println!("{origin}: cannot read the file: {err}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match Registry::from_toml(&text, &origin) {
+                Ok(registry) => {
+                    println!(
+                        "{origin}: ok ({} intents, {} params, {} planes)",
+                        registry.len(),
+                        registry.params().len(),
+                        registry.planes().len()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(err) => {
+                    for problem in err.located() {
+                        println!("{problem}");
+                    }
+                    println!("{origin}: {} problem(s)", err.problems().len());
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
+async fn count(pool: &planner_exec::PgPool, sql: &'static str) -> anyhow::Result<i64> {
+    Ok(sqlx::query_scalar(sql).fetch_one(pool).await?)
+}
+
+/// Drops every schema but the system ones, and recreates `public`.
+async fn empty(pool: &planner_exec::PgPool) -> anyhow::Result<()> {
+    let schemas: Vec<String> = sqlx::query_scalar(
+        "SELECT nspname::text FROM pg_namespace \
+         WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema' ORDER BY 1",
+    )
+    .fetch_all(pool)
+    .await?;
+    for schema in schemas {
+        let quoted = format!("\"{}\"", schema.replace('"', "\"\""));
+        // The name is quoted as an identifier (doubled quotes), and comes from the catalog.
+        let statement = sqlx::AssertSqlSafe(format!("DROP SCHEMA {quoted} CASCADE"));
+        sqlx::raw_sql(statement).execute(pool).await?;
+    }
+    sqlx::raw_sql("CREATE SCHEMA public").execute(pool).await?;
+    Ok(())
+}
+
+#[expect(clippy::print_stdout, reason = "the command's output")]
+pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<ExitCode> {
+    if let DbCommand::Reset { yes: false, .. } = command
+        && url.is_some()
+    {
+        anyhow::bail!("`db reset` empties the database named by DATABASE_URL: add --yes");
+    }
+    let database = Database::connect(url).await?;
+    let result = async {
+        let pool = database.pool();
+        match command {
+            DbCommand::Status => {
+                if database.is_embedded() {
+                    println!("database: embedded, in {}", embedded_dir().display());
+                } else {
+                    println!("database: DATABASE_URL");
+                }
+                println!("reachable: yes; migrated: yes");
+                for (label, sql) in [
+                    ("awards", "SELECT count(*) FROM market.award"),
+                    ("tenants", "SELECT count(*) FROM admin.tenant"),
+                    (
+                        "live API keys",
+                        "SELECT count(*) FROM admin.api_key WHERE revoked_at IS NULL",
+                    ),
+                ] {
+                    println!("{label}: {}", count(pool, sql).await?);
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            DbCommand::Seed { scale } => match database.seed(scale).await {
+                Ok(report) => {
+                    println!("loaded the demo dataset: {report:?}");
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(planner_dataset::Error::AlreadySeeded) => {
+                    println!("the database already holds data; `planner db reset` starts over");
+                    Ok(ExitCode::FAILURE)
+                }
+                Err(err) => Err(err).context("loading the demo dataset"),
+            },
+            DbCommand::Reset { scale, .. } => {
+                empty(pool).await?;
+                planner_engine::migrate(pool).await?;
+                let report = database.seed(scale).await.context("loading the demo dataset")?;
+                println!("reset; loaded the demo dataset: {report:?}");
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    }
+    .await;
+    database.close().await?;
+    result
+}
