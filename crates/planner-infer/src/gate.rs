@@ -173,6 +173,19 @@ fn add_text_numbers(text: &str, index: &mut Index) {
     if !text.bytes().any(|byte| byte.is_ascii_digit()) {
         return;
     }
+    // Fast paths: a bare identifier, a bare date.
+    if text.len() >= 4
+        && text.bytes().all(|byte| byte.is_ascii_alphanumeric())
+        && text.bytes().any(|byte| byte.is_ascii_alphabetic())
+    {
+        index.idents.insert(text.to_ascii_uppercase());
+        return;
+    }
+    if let Some((year, month, day)) = scan::date(text) {
+        index.dates.insert((year, month, day));
+        index.numbers.extend([year.into(), month.into(), day.into()].map(int));
+        return;
+    }
     for token in scan(text) {
         match token.kind {
             Kind::Number { value, .. } => index.numbers.push(value),

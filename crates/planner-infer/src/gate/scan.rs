@@ -134,7 +134,7 @@ fn magnitude(word: &str) -> Option<i32> {
 /// Scans a narration into tokens.
 pub(crate) fn scan(text: &str) -> Vec<Token> {
     // (chunk, sentence, clause, part, starts a sentence, followed by `%`)
-    let mut raw: Vec<(String, u32, u32, u32, bool, bool)> = Vec::new();
+    let mut raw: Vec<(&str, u32, u32, u32, bool, bool)> = Vec::new();
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut sentence = 0u32;
     let mut clause = 0u32;
@@ -162,14 +162,7 @@ pub(crate) fn scan(text: &str) -> Vec<Token> {
             let from = chars[start].0;
             let to = chars.get(end).map_or(text.len(), |&(at, _)| at);
             let percent = chars.get(end).is_some_and(|&(_, next)| next == '%');
-            raw.push((
-                text[from..to].to_owned(),
-                sentence,
-                clause,
-                part,
-                at_sentence_start,
-                percent,
-            ));
+            raw.push((&text[from..to], sentence, clause, part, at_sentence_start, percent));
             at_sentence_start = false;
             index = end;
             continue;
@@ -203,12 +196,13 @@ pub(crate) fn scan(text: &str) -> Vec<Token> {
             part: *part,
             starts_sentence: *starts,
         };
+        let chunk: &str = chunk;
         let has_digit = chunk.chars().any(|ch| ch.is_ascii_digit());
         let has_letter = chunk.chars().any(char::is_alphabetic);
         if let Some((year, month, day)) = date(chunk) {
             tokens.push(token(Kind::Date(year, month, day)));
         } else if has_digit && !has_letter {
-            let mut parts: Vec<&str> = vec![chunk.as_str()];
+            let mut parts: Vec<&str> = vec![chunk];
             if Num::parse(chunk).is_none() {
                 parts = chunk.split([',', '-', '/']).collect();
             }
@@ -220,7 +214,7 @@ pub(crate) fn scan(text: &str) -> Vec<Token> {
                 }
                 if let Some(mut value) = Num::parse(part) {
                     let next_word = raw.get(position + 1).filter(|next| next.2 == *clause);
-                    if let Some(shift) = next_word.and_then(|next| magnitude(&next.0)) {
+                    if let Some(shift) = next_word.and_then(|next| magnitude(next.0)) {
                         value.scale -= shift;
                         position += 1;
                     }
@@ -279,7 +273,7 @@ pub(crate) fn scan(text: &str) -> Vec<Token> {
 }
 
 /// Folds `March 31, 2026`, `31 March 2026` and `March 2026` into dates.
-fn fold_month_dates(tokens: Vec<Token>) -> Vec<Token> {
+fn fold_month_dates(mut tokens: Vec<Token>) -> Vec<Token> {
     let small = |token: Option<&Token>, range: std::ops::RangeInclusive<i128>| -> Option<i128> {
         match token.map(|token| &token.kind) {
             Some(Kind::Number { value, percent: false })
@@ -290,6 +284,11 @@ fn fold_month_dates(tokens: Vec<Token>) -> Vec<Token> {
             _ => None,
         }
     };
+    let has_month =
+        tokens.iter().any(|token| matches!(&token.kind, Kind::Word(word) if month(word).is_some()));
+    if !has_month {
+        return tokens;
+    }
     let mut out = Vec::with_capacity(tokens.len());
     let mut index = 0;
     while index < tokens.len() {
@@ -323,10 +322,25 @@ fn fold_month_dates(tokens: Vec<Token>) -> Vec<Token> {
                 continue;
             }
         }
-        out.push(tokens[index].clone());
+        let placeholder =
+            Token { kind: Kind::Word(String::new()), ..tokens[index].clone_position() };
+        out.push(std::mem::replace(&mut tokens[index], placeholder));
         index += 1;
     }
     out
+}
+
+impl Token {
+    /// A copy of the position fields, with an empty word.
+    fn clone_position(&self) -> Token {
+        Token {
+            kind: Kind::Word(String::new()),
+            sentence: self.sentence,
+            clause: self.clause,
+            part: self.part,
+            starts_sentence: self.starts_sentence,
+        }
+    }
 }
 
 /// Lower-case alphanumeric words joined by single spaces, with a space at each end, so that
