@@ -8,7 +8,9 @@
 //!   JSON of `planner plan --json`;
 //! - `GET /v1/registry`, `GET /v1/graph` (Mermaid);
 //! - `GET /healthz`, `GET /readyz` (database reachable), `GET /metrics` (Prometheus),
-//!   `GET /openapi.json` (OpenAPI 3.1).
+//!   `GET /openapi.json` (OpenAPI 3.1);
+//! - `GET /`: a page that asks, shows the answer and its evidence tables, and the plan as an
+//!   SVG drawn on the server (`?include=svg` on the answer routes adds it as `plan_svg`).
 //!
 //! Every `/v1/` route takes `Authorization: Bearer KEY` (keys from `planner_exec`, bound to a
 //! tenant and scopes), sheds load with 503 past the in-flight limit and times out. Failures are
@@ -20,6 +22,7 @@ mod guard;
 mod metrics;
 mod openapi;
 mod routes;
+mod svg;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,6 +37,7 @@ use tokio::sync::Semaphore;
 pub use crate::error::{Error, Result};
 pub use crate::metrics::Metrics;
 pub use crate::openapi::openapi;
+pub use crate::svg::plan_svg;
 
 /// The server's limits. [`ServerConfig::default`]: 16 KiB bodies, 64 requests in flight, 30 s
 /// per request.
@@ -100,6 +104,7 @@ pub fn app(state: AppState) -> Router {
         .route("/readyz", get(routes::readyz))
         .route("/metrics", get(routes::metrics))
         .route("/openapi.json", get(routes::openapi_json))
+        .route("/", get(routes::page))
         .fallback(routes::not_found)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(DefaultBodyLimit::max(max_body))

@@ -52,10 +52,15 @@ pub fn openapi() -> Value {
         Some("ResumeRequest"),
         ok("An answer, or another clarifying question.", "Outcome"),
     );
+    let include = json!({
+        "name": "include", "in": "query", "required": false,
+        "schema": {"enum": ["svg"]},
+        "description": "`svg` adds the plan drawn as an SVG (`plan_svg`) to an answer."
+    });
     resume["parameters"] = json!([{
         "name": "id", "in": "path", "required": true, "schema": {"type": "string"},
         "description": "The thread id of a needs_input outcome."
-    }]);
+    }, include.clone()]);
     resume["responses"]["404"] = problem("No question waits in this thread for this tenant.");
     let mut answer = authed(
         "Answer a question (or, with thread_id, a clarifying question).",
@@ -63,6 +68,7 @@ pub fn openapi() -> Value {
         ok("An answer, or a clarifying question.", "Outcome"),
     );
     answer["responses"]["404"] = problem("No question waits in this thread for this tenant.");
+    answer["parameters"] = json!([include]);
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -88,6 +94,13 @@ pub fn openapi() -> Value {
                 None,
                 ok("The graph.", "Graph"),
             )},
+            "/": {"get": {
+                "summary": "The web page: ask, see the answer, its evidence and the plan.",
+                "responses": {"200": {
+                    "description": "The page.",
+                    "content": {"text/html": {"schema": {"type": "string"}}}
+                }}
+            }},
             "/healthz": {"get": {
                 "summary": "The process is up.",
                 "responses": {"200": {"description": "Up."}}
@@ -159,6 +172,10 @@ pub fn openapi() -> Value {
                             }
                         },
                         "trace": {"type": "object"},
+                        "plan_svg": {
+                            "type": "string",
+                            "description": "The plan as an SVG, with `?include=svg` only."
+                        },
                         "timings": {"type": "array", "items": {
                             "type": "object",
                             "properties": {"node": {"type": "string"}, "micros": {"type": "integer"}}

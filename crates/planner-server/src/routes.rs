@@ -3,7 +3,7 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use planner_engine::{Ask, Engine, Outcome};
@@ -60,11 +60,26 @@ fn engine(state: &AppState) -> &Engine {
     &state.shared.engine
 }
 
-fn outcome(state: &AppState, result: planner_engine::Result<Outcome>) -> Result<Response> {
+/// Whether the query string asks for the plan's picture (`include=svg`).
+fn wants_svg(query: Option<&str>) -> bool {
+    query.is_some_and(|query| query.split('&').any(|pair| pair == "include=svg"))
+}
+
+fn outcome(
+    state: &AppState,
+    result: planner_engine::Result<Outcome>,
+    svg: bool,
+) -> Result<Response> {
     match result {
         Ok(outcome) => {
             if let Outcome::Answered(answer) = &outcome {
                 state.shared.metrics.answer(answer);
+                if svg {
+                    let mut value = serde_json::to_value(&outcome)
+                        .map_err(|err| Error::Internal(err.to_string()))?;
+                    value["plan_svg"] = crate::svg::plan_svg(answer).into();
+                    return Ok(Json(value).into_response());
+                }
             }
             Ok(Json(outcome).into_response())
         }
@@ -91,6 +106,7 @@ fn outcome(state: &AppState, result: planner_engine::Result<Outcome>) -> Result<
 pub(crate) async fn answer(
     State(state): State<AppState>,
     caller: Caller,
+    RawQuery(query): RawQuery,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
     let request: AnswerRequest = body(&state, bytes)?;
@@ -108,18 +124,19 @@ pub(crate) async fn answer(
                 .await
         }
     };
-    outcome(&state, result)
+    outcome(&state, result, wants_svg(query.as_deref()))
 }
 
 pub(crate) async fn resume(
     State(state): State<AppState>,
     caller: Caller,
     Path(thread_id): Path<String>,
+    RawQuery(query): RawQuery,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
     let request: ResumeRequest = body(&state, bytes)?;
     let result = engine(&state).resume(&thread_id, &request.answer, Some(caller.tenant)).await;
-    outcome(&state, result)
+    outcome(&state, result, wants_svg(query.as_deref()))
 }
 
 pub(crate) async fn plan(
@@ -241,6 +258,11 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
 
 pub(crate) async fn openapi_json() -> Response {
     Json(crate::openapi::openapi()).into_response()
+}
+
+/// The page at `/`: a form posting to `/v1/answer`, no build step.
+pub(crate) async fn page() -> Response {
+    axum::response::Html(include_str!("page/index.html")).into_response()
 }
 
 pub(crate) async fn not_found() -> Error {

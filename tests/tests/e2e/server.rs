@@ -341,3 +341,39 @@ async fn plan_registry_graph_metrics_and_openapi(pool: PgPool) {
     assert_eq!(openapi, planner_server::openapi());
     assert_eq!(openapi["openapi"], "3.1.0");
 }
+
+#[sqlx::test]
+async fn the_page_and_the_plan_picture(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let page = get(&app, "/", None).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.content_type.starts_with("text/html"), "{}", page.content_type);
+    assert!(page.text.contains("<form") && page.text.contains("/v1/answer?include=svg"));
+
+    // The plain answer has no picture; with include=svg it does, one node per plan node.
+    let question = json!({ "question": COMPOUND });
+    let plain = post(&app, "/v1/answer", Some(&keys.plain), &question).await.json();
+    assert!(plain.get("plan_svg").is_none());
+    let drawn = post(&app, "/v1/answer?include=svg", Some(&keys.plain), &question).await;
+    assert_eq!(drawn.status, StatusCode::OK, "{}", drawn.text);
+    let drawn = drawn.json();
+    let svg = drawn["plan_svg"].as_str().unwrap();
+    assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"), "{svg}");
+    assert!(svg.contains("data-intent=\"top_incumbents\""), "{svg}");
+    assert_eq!(
+        svg.matches("class=\"node\"").count(),
+        drawn["plan"]["nodes"].as_array().unwrap().len()
+    );
+    // The bench node the key may not run is drawn greyed, with its reason.
+    assert!(svg.contains("class=\"dropped\" data-intent=\"bench_compartment_counts\""), "{svg}");
+    assert!(svg.contains("forbidden"), "{svg}");
+    // Drawing is deterministic.
+    let again = post(&app, "/v1/answer?include=svg", Some(&keys.plain), &question).await.json();
+    assert_eq!(again["plan_svg"], drawn["plan_svg"]);
+    // With the bench scope, suppressed cells (if any) are marked on their node.
+    let bench = post(&app, "/v1/answer?include=svg", Some(&keys.bench), &question).await.json();
+    let bench_svg = bench["plan_svg"].as_str().unwrap();
+    let suppressed = bench["suppressed_cells"].as_u64().unwrap();
+    assert_eq!(bench_svg.contains("class=\"suppressed\""), suppressed > 0, "{bench_svg}");
+}
