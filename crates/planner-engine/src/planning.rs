@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use planner_extract::{Extraction, Mention};
 use planner_grammar::{ConsensusOutcome, DropReason, Inputs, Validation, stabilize, validate};
-use planner_infer::{Catalog, LexicalProposer, ParamSpan, ProposeRequest, Proposer};
+use planner_infer::{Catalog, LexicalPick, LexicalProposer, ParamSpan, ProposeRequest, Proposer};
 use planner_registry::{ParamId, ParamKind, Registry, Value};
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +71,11 @@ impl Params {
     /// kind found unambiguously in an answer replaces the question's value and settles its
     /// ambiguity. The user's words, never a model's, become values.
     pub fn extract(question: &str, answers: &[String]) -> Params {
+        Params::extract_with(question, answers).0
+    }
+
+    /// As [`Params::extract`], also returning the question's own extraction.
+    pub fn extract_with(question: &str, answers: &[String]) -> (Params, Extraction) {
         let extraction = planner_extract::extract(question);
         let mut params = Params::from_extraction(&extraction);
         for answer in answers {
@@ -80,7 +85,7 @@ impl Params {
                 params.available.insert(kind, value);
             }
         }
-        params
+        (params, extraction)
     }
 
     fn from_extraction(extraction: &Extraction) -> Params {
@@ -201,9 +206,8 @@ impl Planner {
         scopes: &[String],
         rounds_left: bool,
     ) -> Planning {
-        let params = Params::extract(question, answers);
-        let refusal = screen(question, &planner_extract::extract(question));
-        if let Some(refusal) = refusal {
+        let (params, extraction) = Params::extract_with(question, answers);
+        if let Some(refusal) = screen(question, &extraction) {
             return Planning {
                 route: Route::Refused,
                 refusal: Some(refusal),
@@ -214,11 +218,31 @@ impl Planner {
                 missing: Vec::new(),
             };
         }
-        let (proposed, single) = match self.route_single(question, &params, scopes) {
+        let pick = self.lexical_pick(question, &params);
+        let (proposed, single) = match self.single_of(&pick, &params, scopes) {
             Some(name) => (Proposed { samples: vec![vec![name]], ..Proposed::default() }, true),
+            // The lexical proposer would pick the same names again: reuse them.
+            None if self.is_lexical() => {
+                (Proposed { samples: vec![pick.names], ..Proposed::default() }, false)
+            }
             None => (self.propose(question, &params).await, false),
         };
         self.decide(params, proposed, scopes, single, rounds_left)
+    }
+
+    fn lexical_pick(&self, question: &str, params: &Params) -> LexicalPick {
+        let kinds: BTreeSet<ParamKind> = params.available.keys().copied().collect();
+        self.lexical.pick(question, &kinds, &params.spans())
+    }
+
+    fn single_of(&self, pick: &LexicalPick, params: &Params, scopes: &[String]) -> Option<String> {
+        let [name] = pick.names.as_slice() else { return None };
+        if pick.compound {
+            return None;
+        }
+        let inputs = Inputs { available: &params.available, scopes };
+        let validation = validate(&self.registry, &inputs, std::slice::from_ref(name));
+        (validation.plan.nodes.len() == 1 && validation.dropped.is_empty()).then(|| name.clone())
     }
 
     /// The single route: the lexical index finds exactly one relevant intent in a question that
@@ -229,15 +253,7 @@ impl Planner {
         params: &Params,
         scopes: &[String],
     ) -> Option<String> {
-        let kinds: BTreeSet<ParamKind> = params.available.keys().copied().collect();
-        let pick = self.lexical.pick(question, &kinds, &params.spans());
-        let [name] = pick.names.as_slice() else { return None };
-        if pick.compound {
-            return None;
-        }
-        let inputs = Inputs { available: &params.available, scopes };
-        let validation = validate(&self.registry, &inputs, std::slice::from_ref(name));
-        (validation.plan.nodes.len() == 1 && validation.dropped.is_empty()).then(|| name.clone())
+        self.single_of(&self.lexical_pick(question, params), params, scopes)
     }
 
     /// Asks the configured proposer for K proposals; on error, the lexical proposer answers.
@@ -246,10 +262,13 @@ impl Planner {
         let spans = params.spans();
         let request =
             ProposeRequest { question, available: &kinds, spans: &spans, samples: self.samples };
-        let answer = match tokio::time::timeout(self.timeout, self.proposer.propose(request)).await
-        {
-            Ok(answer) => answer,
-            Err(_) => Err(planner_infer::Error::Timeout(self.timeout)),
+        let answer = if self.is_lexical() {
+            self.proposer.propose(request).await
+        } else {
+            match tokio::time::timeout(self.timeout, self.proposer.propose(request)).await {
+                Ok(answer) => answer,
+                Err(_) => Err(planner_infer::Error::Timeout(self.timeout)),
+            }
         };
         match answer {
             // A reply naming nothing of the closed set is garbage: the lexical proposer answers.
