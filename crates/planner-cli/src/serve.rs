@@ -32,6 +32,12 @@ pub(crate) struct ServeArgs {
     /// The largest request body accepted, in bytes (413 above).
     #[arg(long, env = "PLANNER_MAX_BODY", default_value_t = 16 * 1024)]
     max_body: usize,
+    /// Requests a minute per API key (429 with Retry-After above; 0 is no limit).
+    #[arg(long, env = "PLANNER_KEY_RATE", default_value_t = 120)]
+    key_rate: u32,
+    /// Requests a key may make at once before --key-rate applies.
+    #[arg(long, env = "PLANNER_KEY_BURST", default_value_t = 30)]
+    key_burst: u32,
     /// The PostgreSQL to use; without it, the embedded default database.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     database_url: Option<String>,
@@ -70,6 +76,8 @@ pub(crate) async fn run(args: ServeArgs, registry: Registry) -> anyhow::Result<E
         max_body_bytes: args.max_body,
         max_in_flight: args.max_in_flight,
         request_timeout: Duration::from_secs(args.request_timeout),
+        key_requests_per_minute: args.key_rate,
+        key_burst: args.key_burst,
     };
     let router = planner_server::app(AppState::new(engine, pool, config));
     let listener = tokio::net::TcpListener::bind(args.addr)

@@ -31,7 +31,10 @@ impl FromRequestParts<AppState> for Caller {
             return Err(Error::Unauthorized("the Authorization header is not `Bearer KEY`"));
         };
         match planner_exec::verify_api_key(&state.shared.pool, secret).await {
-            Ok(Some(key)) => Ok(Caller { tenant: key.tenant.0, scopes: key.scopes }),
+            Ok(Some(key)) => match state.shared.limiter.take(key.id.0) {
+                Ok(()) => Ok(Caller { tenant: key.tenant.0, scopes: key.scopes }),
+                Err(retry_after) => Err(Error::RateLimited(retry_after)),
+            },
             Ok(None) => Err(Error::Unauthorized("the API key is unknown or revoked")),
             Err(err) => {
                 tracing::warn!(%err, "verifying an API key failed");

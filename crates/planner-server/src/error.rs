@@ -21,6 +21,9 @@ pub enum Error {
     /// No thread with this id is waiting for this tenant.
     #[error("{0}")]
     NotFound(String),
+    /// The key made more requests than its rate allows; retry after the given seconds.
+    #[error("this API key is over its request rate; retry in {0} s")]
+    RateLimited(u64),
     /// The server is at its concurrency limit; the client may retry.
     #[error("the server is at its limit of requests in flight; retry shortly")]
     Overloaded,
@@ -47,6 +50,7 @@ impl Error {
             Error::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Error::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Error::NotFound(_) => StatusCode::NOT_FOUND,
+            Error::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Error::Overloaded | Error::DatabaseDown | Error::Withheld(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -62,6 +66,7 @@ impl Error {
             Error::TooLarge(_) => "request body too large",
             Error::Unprocessable(_) => "unacceptable input",
             Error::NotFound(_) => "not found",
+            Error::RateLimited(_) => "too many requests",
             Error::Overloaded => "overloaded",
             Error::Timeout(_) => "timeout",
             Error::DatabaseDown => "database unavailable",
@@ -102,6 +107,9 @@ impl IntoResponse for Error {
         }
         if matches!(self, Error::Overloaded | Error::DatabaseDown) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        if let Error::RateLimited(seconds) = self {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
     }

@@ -13,12 +13,14 @@
 //!   SVG drawn on the server (`?include=svg` on the answer routes adds it as `plan_svg`).
 //!
 //! Every `/v1/` route takes `Authorization: Bearer KEY` (keys from `planner_exec`, bound to a
-//! tenant and scopes), sheds load with 503 past the in-flight limit and times out. Failures are
+//! tenant and scopes), is rate-limited per key (429 with Retry-After), sheds load with 503 past
+//! the in-flight limit and times out. Failures are
 //! `application/problem+json`.
 
 mod auth;
 mod error;
 mod guard;
+mod limit;
 mod metrics;
 mod openapi;
 mod routes;
@@ -40,7 +42,7 @@ pub use crate::openapi::openapi;
 pub use crate::svg::plan_svg;
 
 /// The server's limits. [`ServerConfig::default`]: 16 KiB bodies, 64 requests in flight, 30 s
-/// per request.
+/// per request, 120 requests a minute per key with bursts of 30.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerConfig {
     /// The largest request body accepted (413 above).
@@ -49,6 +51,10 @@ pub struct ServerConfig {
     pub max_in_flight: usize,
     /// The time a `/v1/` request may take before it is answered with 504.
     pub request_timeout: Duration,
+    /// Requests a minute per API key on average (429 with Retry-After above; 0 is no limit).
+    pub key_requests_per_minute: u32,
+    /// Requests a key may make at once before the per-minute rate applies.
+    pub key_burst: u32,
 }
 
 impl Default for ServerConfig {
@@ -57,6 +63,8 @@ impl Default for ServerConfig {
             max_body_bytes: 16 * 1024,
             max_in_flight: 64,
             request_timeout: Duration::from_secs(30),
+            key_requests_per_minute: 120,
+            key_burst: 30,
         }
     }
 }
@@ -67,6 +75,7 @@ struct Shared {
     pool: PgPool,
     config: ServerConfig,
     permits: Arc<Semaphore>,
+    limiter: limit::RateLimiter,
     metrics: Metrics,
 }
 
@@ -80,9 +89,9 @@ impl AppState {
     /// The state over `engine`, which answers on `pool` (the same pool verifies API keys).
     pub fn new(engine: Engine, pool: PgPool, config: ServerConfig) -> AppState {
         let permits = Arc::new(Semaphore::new(config.max_in_flight));
-        AppState {
-            shared: Arc::new(Shared { engine, pool, config, permits, metrics: Metrics::default() }),
-        }
+        let limiter = limit::RateLimiter::new(config.key_requests_per_minute, config.key_burst);
+        let shared = Shared { engine, pool, config, permits, limiter, metrics: Metrics::default() };
+        AppState { shared: Arc::new(shared) }
     }
 
     /// The server's metrics.

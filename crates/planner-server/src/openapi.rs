@@ -31,6 +31,7 @@ fn authed(summary: &str, request: Option<&str>, response: Value) -> Value {
         "responses": {
             "200": response,
             "401": problem("No API key, or an unknown or revoked one."),
+            "429": problem("The key is over its request rate; see Retry-After."),
             "503": problem("At the in-flight limit, or the database is unavailable."),
             "504": problem("The request ran past the server's time limit."),
         }

@@ -377,3 +377,63 @@ async fn the_page_and_the_plan_picture(pool: PgPool) {
     let suppressed = bench["suppressed_cells"].as_u64().unwrap();
     assert_eq!(bench_svg.contains("class=\"suppressed\""), suppressed > 0, "{bench_svg}");
 }
+
+#[sqlx::test]
+async fn a_key_over_its_rate_gets_429_with_retry_after(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let config =
+        ServerConfig { key_requests_per_minute: 1, key_burst: 2, ..ServerConfig::default() };
+    let app = server_with(&pool, config);
+    for _ in 0..2 {
+        assert_eq!(get(&app, "/v1/registry", Some(&keys.bench)).await.status, StatusCode::OK);
+    }
+    let limited = get(&app, "/v1/registry", Some(&keys.bench)).await;
+    assert!(limited.problem(StatusCode::TOO_MANY_REQUESTS).contains("retry in"));
+    let retry_after: u64 = limited.headers[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
+    assert!((1..=60).contains(&retry_after), "{retry_after}");
+    // Another key is not affected.
+    assert_eq!(get(&app, "/v1/registry", Some(&keys.plain)).await.status, StatusCode::OK);
+}
+
+#[sqlx::test]
+async fn graceful_shutdown_finishes_the_request_in_flight(pool: PgPool) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    let keys = seeded(&pool).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    // Tells the test when the request has reached the router, that is, is in flight.
+    let (arrived, mut in_flight) = tokio::sync::mpsc::channel::<()>(1);
+    let router = server(&pool).layer(axum::middleware::from_fn(
+        move |request: Request<Body>, next: axum::middleware::Next| {
+            let arrived = arrived.clone();
+            async move {
+                let _ = arrived.send(()).await;
+                next.run(request).await
+            }
+        },
+    ));
+    let server = tokio::spawn(planner_server::serve(listener, router, async move {
+        let _ = stopped.await;
+    }));
+    let body = json!({ "question": COMPOUND }).to_string();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST /v1/answer HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        keys.bench,
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // Once the request is in flight, ask for the stop, then read the whole response.
+    in_flight.recv().await.unwrap();
+    stop.send(()).unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(response.contains("\"status\":\"answered\""), "{response}");
+    server.await.unwrap().unwrap();
+    // The server no longer accepts connections.
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+}
