@@ -173,30 +173,50 @@ fn add_text_numbers(text: &str, index: &mut Index) {
     if !text.bytes().any(|byte| byte.is_ascii_digit()) {
         return;
     }
-    // Fast paths: a bare identifier, a bare date.
-    if text.len() >= 4
-        && text.bytes().all(|byte| byte.is_ascii_alphanumeric())
-        && text.bytes().any(|byte| byte.is_ascii_alphabetic())
-    {
-        index.idents.insert(text.to_ascii_uppercase());
-        return;
-    }
-    if let Some((year, month, day)) = scan::date(text) {
-        index.dates.insert((year, month, day));
-        index.numbers.extend([year.into(), month.into(), day.into()].map(int));
-        return;
-    }
-    for token in scan(text) {
-        match token.kind {
-            Kind::Number { value, .. } => index.numbers.push(value),
-            Kind::Date(year, month, day) => {
-                index.dates.insert((year, month, day));
-                index.numbers.extend([year.into(), month.into(), day.into()].map(int));
+    // Chunks of letters and digits joined by inner separators, as the narration scanner reads
+    // them, without building tokens.
+    let is_joiner = |byte: u8| matches!(byte, b'-' | b'/' | b'.' | b',' | b'&');
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !bytes[at].is_ascii_alphanumeric() {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while at < bytes.len()
+            && (bytes[at].is_ascii_alphanumeric()
+                || (is_joiner(bytes[at])
+                    && bytes.get(at + 1).is_some_and(u8::is_ascii_alphanumeric)))
+        {
+            at += 1;
+        }
+        let chunk = &text[start..at];
+        if !chunk.bytes().any(|byte| byte.is_ascii_digit()) {
+            continue;
+        }
+        if let Some((year, month, day)) = scan::date(chunk) {
+            index.dates.insert((year, month, day));
+            index.numbers.extend([year.into(), month.into(), day.into()].map(int));
+        } else if chunk.bytes().any(|byte| byte.is_ascii_alphabetic()) {
+            // Identifiers, and numbers with a magnitude suffix: the scanner decides.
+            for token in scan(chunk) {
+                match token.kind {
+                    Kind::Number { value, .. } => index.numbers.push(value),
+                    Kind::Ident(ident) => {
+                        index.idents.insert(ident);
+                    }
+                    Kind::Date(..) | Kind::Word(_) => {}
+                }
             }
-            Kind::Ident(ident) => {
-                index.idents.insert(ident);
+        } else if let Some(value) = Num::parse(chunk) {
+            index.numbers.push(value);
+        } else {
+            for part in chunk.split([',', '-', '/']) {
+                if let Some(value) = Num::parse(part) {
+                    index.numbers.push(value);
+                }
             }
-            Kind::Word(_) => {}
         }
     }
 }
