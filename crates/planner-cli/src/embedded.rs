@@ -17,7 +17,7 @@ pub(crate) struct Database {
     cluster: Option<Cluster>,
 }
 
-fn data_dir() -> PathBuf {
+pub(crate) fn data_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("PLANNER_DATA_DIR") {
         return PathBuf::from(dir);
     }

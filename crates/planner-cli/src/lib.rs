@@ -219,10 +219,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             database.close().await?;
             result
         }
-        Command::Serve(args) => {
-            let registry = load_registry(args.registry.as_ref())?;
-            serve::run(args, registry).await
-        }
+        Command::Serve(args) => serve::run(args).await,
         Command::Keys { command, database_url } => {
             admin::keys(command, database_url.as_deref()).await
         }

@@ -9,38 +9,119 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 use planner_engine::{Engine, EngineConfig};
-use planner_registry::Registry;
 use planner_server::{AppState, ServerConfig};
+use serde::Deserialize;
 
 use crate::embedded::Database;
 
-/// The flags of `planner serve` (each also read from its environment variable).
-#[derive(Debug, Args)]
+/// The flags of `planner serve`. Each is also read from its environment variable, then from the
+/// `[serve]` table of the configuration file; flags win over the environment, which wins over
+/// the file.
+#[derive(Debug, Default, Args)]
 pub(crate) struct ServeArgs {
-    /// The address to listen on.
-    #[arg(long, env = "PLANNER_ADDR", default_value = "127.0.0.1:8080")]
-    addr: SocketAddr,
+    /// A TOML configuration file (default: config.toml in the data directory, when present).
+    #[arg(long, value_name = "FILE", env = "PLANNER_CONFIG")]
+    config: Option<PathBuf>,
+    /// The address to listen on [default: 127.0.0.1:8080].
+    #[arg(long, env = "PLANNER_ADDR")]
+    addr: Option<SocketAddr>,
     /// A registry file instead of the built-in reference registry.
     #[arg(long, value_name = "FILE", env = "PLANNER_REGISTRY")]
-    pub(crate) registry: Option<PathBuf>,
-    /// Requests to /v1/ in flight at once; more are shed with 503.
-    #[arg(long, env = "PLANNER_MAX_IN_FLIGHT", default_value_t = 64)]
-    max_in_flight: usize,
-    /// Seconds a /v1/ request may take before it is answered with 504.
-    #[arg(long, env = "PLANNER_REQUEST_TIMEOUT", default_value_t = 30)]
-    request_timeout: u64,
-    /// The largest request body accepted, in bytes (413 above).
-    #[arg(long, env = "PLANNER_MAX_BODY", default_value_t = 16 * 1024)]
-    max_body: usize,
-    /// Requests a minute per API key (429 with Retry-After above; 0 is no limit).
-    #[arg(long, env = "PLANNER_KEY_RATE", default_value_t = 120)]
-    key_rate: u32,
-    /// Requests a key may make at once before --key-rate applies.
-    #[arg(long, env = "PLANNER_KEY_BURST", default_value_t = 30)]
-    key_burst: u32,
+    registry: Option<PathBuf>,
+    /// Requests to /v1/ in flight at once; more are shed with 503 [default: 64].
+    #[arg(long, env = "PLANNER_MAX_IN_FLIGHT")]
+    max_in_flight: Option<usize>,
+    /// Seconds a /v1/ request may take before it is answered with 504 [default: 30].
+    #[arg(long, env = "PLANNER_REQUEST_TIMEOUT")]
+    request_timeout: Option<u64>,
+    /// The largest request body accepted, in bytes (413 above) [default: 16384].
+    #[arg(long, env = "PLANNER_MAX_BODY")]
+    max_body: Option<usize>,
+    /// Requests a minute per API key (429 with Retry-After above; 0 is no limit) [default: 120].
+    #[arg(long, env = "PLANNER_KEY_RATE")]
+    key_rate: Option<u32>,
+    /// Requests a key may make at once before --key-rate applies [default: 30].
+    #[arg(long, env = "PLANNER_KEY_BURST")]
+    key_burst: Option<u32>,
     /// The PostgreSQL to use; without it, the embedded default database.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     database_url: Option<String>,
+}
+
+/// The `[serve]` table of the configuration file: the same settings as the flags.
+#[derive(Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServeFile {
+    addr: Option<SocketAddr>,
+    registry: Option<PathBuf>,
+    max_in_flight: Option<usize>,
+    request_timeout: Option<u64>,
+    max_body: Option<usize>,
+    key_rate: Option<u32>,
+    key_burst: Option<u32>,
+    database_url: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    serve: ServeFile,
+}
+
+/// What `planner serve` runs with, once flags, environment and file are merged.
+#[derive(Debug, PartialEq)]
+struct Settings {
+    addr: SocketAddr,
+    registry: Option<PathBuf>,
+    server: ServerConfig,
+    database_url: Option<String>,
+}
+
+/// Reads the configuration file: the one named, else config.toml in the data directory if
+/// there is one, else none.
+fn read_file(named: Option<&PathBuf>) -> anyhow::Result<ServeFile> {
+    let path = match named {
+        Some(path) => path.clone(),
+        None => {
+            let path = crate::embedded::data_dir().join("config.toml");
+            if !path.exists() {
+                return Ok(ServeFile::default());
+            }
+            path
+        }
+    };
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
+    let file: ConfigFile =
+        toml::from_str(&text).with_context(|| format!("in {}", path.display()))?;
+    Ok(file.serve)
+}
+
+/// Flags (and environment, which clap has already folded in) over the file, over defaults.
+fn resolve(args: ServeArgs, file: ServeFile) -> Settings {
+    let defaults = ServerConfig::default();
+    Settings {
+        addr: args.addr.or(file.addr).unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8080))),
+        registry: args.registry.or(file.registry),
+        server: ServerConfig {
+            max_body_bytes: args.max_body.or(file.max_body).unwrap_or(defaults.max_body_bytes),
+            max_in_flight: args
+                .max_in_flight
+                .or(file.max_in_flight)
+                .unwrap_or(defaults.max_in_flight),
+            request_timeout: args
+                .request_timeout
+                .or(file.request_timeout)
+                .map_or(defaults.request_timeout, Duration::from_secs),
+            key_requests_per_minute: args
+                .key_rate
+                .or(file.key_rate)
+                .unwrap_or(defaults.key_requests_per_minute),
+            key_burst: args.key_burst.or(file.key_burst).unwrap_or(defaults.key_burst),
+        },
+        database_url: args.database_url.or(file.database_url),
+    }
 }
 
 /// Resolves when the process is asked to stop (Ctrl-C, or SIGTERM on Unix).
@@ -68,21 +149,17 @@ async fn stop_requested() {
 }
 
 #[expect(clippy::print_stderr, reason = "the server's start and stop lines")]
-pub(crate) async fn run(args: ServeArgs, registry: Registry) -> anyhow::Result<ExitCode> {
-    let database = Database::open(args.database_url.as_deref()).await?;
+pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let file = read_file(args.config.as_ref())?;
+    let settings = resolve(args, file);
+    let registry = crate::load_registry(settings.registry.as_ref())?;
+    let listener = tokio::net::TcpListener::bind(settings.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", settings.addr))?;
+    let database = Database::open(settings.database_url.as_deref()).await?;
     let pool = database.pool().clone();
     let engine = Engine::new(EngineConfig::new(registry), pool.clone());
-    let config = ServerConfig {
-        max_body_bytes: args.max_body,
-        max_in_flight: args.max_in_flight,
-        request_timeout: Duration::from_secs(args.request_timeout),
-        key_requests_per_minute: args.key_rate,
-        key_burst: args.key_burst,
-    };
-    let router = planner_server::app(AppState::new(engine, pool, config));
-    let listener = tokio::net::TcpListener::bind(args.addr)
-        .await
-        .with_context(|| format!("cannot listen on {}", args.addr))?;
+    let router = planner_server::app(AppState::new(engine, pool, settings.server));
     let addr = listener.local_addr()?;
     eprintln!(
         "planner: serving on http://{addr} ({} database); Ctrl-C stops",
@@ -93,4 +170,36 @@ pub(crate) async fn run(args: ServeArgs, registry: Registry) -> anyhow::Result<E
     database.close().await?;
     served.context("the server failed")?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Precedence: flags (with the environment folded in by clap) over the file over defaults.
+
+    use std::time::Duration;
+
+    use super::{ConfigFile, ServeArgs, ServeFile, resolve};
+
+    #[test]
+    fn flags_win_over_the_file_which_wins_over_defaults() {
+        let file: ConfigFile = toml::from_str(
+            "[serve]\naddr = \"0.0.0.0:9000\"\nmax_in_flight = 8\nrequest_timeout = 5\n",
+        )
+        .unwrap();
+        let args = ServeArgs { max_in_flight: Some(2), ..ServeArgs::default() };
+        let settings = resolve(args, file.serve);
+        assert_eq!(settings.addr.to_string(), "0.0.0.0:9000");
+        assert_eq!(settings.server.max_in_flight, 2);
+        assert_eq!(settings.server.request_timeout, Duration::from_secs(5));
+        assert_eq!(settings.server.max_body_bytes, 16 * 1024);
+        let defaults = resolve(ServeArgs::default(), ServeFile::default());
+        assert_eq!(defaults.addr.to_string(), "127.0.0.1:8080");
+        assert_eq!(defaults.database_url, None);
+    }
+
+    #[test]
+    fn unknown_settings_in_the_file_are_errors() {
+        let err = toml::from_str::<ConfigFile>("[serve]\nmax_inflight = 8\n").unwrap_err();
+        assert!(err.to_string().contains("unknown field `max_inflight`"), "{err}");
+    }
 }

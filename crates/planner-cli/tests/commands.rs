@@ -18,15 +18,13 @@ fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 
+/// The URL of the test's own database: the server and credentials of DATABASE_URL (a container
+/// needs its password), the database of `pool`.
 fn url_of(pool: &PgPool) -> String {
-    let options = pool.connect_options();
-    format!(
-        "postgres://{}@{}:{}/{}",
-        options.get_username(),
-        options.get_host(),
-        options.get_port(),
-        options.get_database().unwrap()
-    )
+    let server = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
+    let base = server.split('?').next().unwrap_or(&server);
+    let (server, _) = base.rsplit_once('/').expect("DATABASE_URL has a database");
+    format!("{server}/{}", pool.connect_options().get_database().unwrap())
 }
 
 #[test]
@@ -99,4 +97,15 @@ async fn keys_are_created_for_a_tenant_and_revoked(pool: PgPool) {
     // Seeding a database that holds data fails; reset needs --yes with DATABASE_URL.
     assert_eq!(planner(&["db", "seed", "--scale", "0.02"], Some(&url)).status.code(), Some(1));
     assert!(!planner(&["db", "reset"], Some(&url)).status.success());
+}
+
+#[test]
+fn serve_rejects_a_configuration_file_with_an_unknown_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("planner.toml");
+    std::fs::write(&file, "[serve]\nmax_inflight = 8\n").unwrap();
+    let output = planner(&["serve", "--config", file.to_str().unwrap()], None);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("planner.toml") && stderr.contains("max_inflight"), "{stderr}");
 }
