@@ -13,7 +13,7 @@
 //!   revoke ID`;
 //! - `planner registry check FILE`: every problem with its location, exit 1 when there is one;
 //! - `planner db status`, `planner db seed [--scale N]`, `planner db reset [--scale N]`;
-//! - `planner graph --mermaid`: the planner graph.
+//! - `planner graph --mermaid|--svg`: the planner graph.
 //!
 //! With no `--registry`, the reference registry (fixtures/registry/capture.toml) built into the
 //! binary is used.
@@ -122,9 +122,12 @@ enum Command {
     },
     /// Print the planner graph.
     Graph {
-        /// As a Mermaid flowchart (the only format so far).
-        #[arg(long, required = true)]
+        /// As a Mermaid flowchart.
+        #[arg(long, conflicts_with = "svg", required_unless_present = "svg")]
         mermaid: bool,
+        /// As an SVG picture.
+        #[arg(long)]
+        svg: bool,
     },
 }
 
@@ -225,8 +228,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Registry { command } => Ok(admin::registry(command)),
         Command::Db { command, database_url } => admin::db(command, database_url.as_deref()).await,
-        Command::Graph { mermaid: _ } => {
-            println!("{}", Engine::mermaid().trim_end());
+        Command::Graph { mermaid: _, svg } => {
+            let mermaid = Engine::mermaid();
+            if svg {
+                println!("{}", planner_server::flowchart_svg(&mermaid));
+            } else {
+                println!("{}", mermaid.trim_end());
+            }
             Ok(ExitCode::SUCCESS)
         }
     }

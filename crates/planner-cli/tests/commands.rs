@@ -54,6 +54,10 @@ fn graph_prints_the_mermaid_flowchart() {
     let output = planner(&["graph", "--mermaid"], None);
     assert!(output.status.success(), "{output:?}");
     assert!(stdout(&output).starts_with("flowchart"), "{}", stdout(&output));
+    let svg = planner(&["graph", "--svg"], None);
+    assert!(svg.status.success(), "{svg:?}");
+    let text = stdout(&svg);
+    assert!(text.starts_with("<svg") && text.contains(">faithfulness_gate<"), "{text}");
 }
 
 #[sqlx::test]

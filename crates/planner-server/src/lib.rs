@@ -6,7 +6,7 @@
 //!   (with `thread_id`, the question is the answer to that thread's clarifying question);
 //! - `POST /v1/threads/{id}/resume` `{answer}`; `POST /v1/plan` `{question}`: the plan only, the
 //!   JSON of `planner plan --json`;
-//! - `GET /v1/registry`, `GET /v1/graph` (Mermaid);
+//! - `GET /v1/registry`, `GET /v1/graph` (Mermaid and SVG);
 //! - `GET /healthz`, `GET /readyz` (database reachable), `GET /metrics` (Prometheus),
 //!   `GET /openapi.json` (OpenAPI 3.1);
 //! - `GET /`: a page that asks, shows the answer and its evidence tables, and the plan as an
@@ -39,7 +39,7 @@ use tokio::sync::Semaphore;
 pub use crate::error::{Error, Result};
 pub use crate::metrics::Metrics;
 pub use crate::openapi::openapi;
-pub use crate::svg::plan_svg;
+pub use crate::svg::{flowchart_svg, plan_svg};
 
 /// The server's limits. [`ServerConfig::default`]: 16 KiB bodies, 64 requests in flight, 30 s
 /// per request, 120 requests a minute per key with bursts of 30.

@@ -91,7 +91,7 @@ pub fn openapi() -> Value {
                 ok("The registry.", "Registry"),
             )},
             "/v1/graph": {"get": authed(
-                "The planner graph as a Mermaid flowchart.",
+                "The planner graph as a Mermaid flowchart and an SVG.",
                 None,
                 ok("The graph.", "Graph"),
             )},
@@ -233,7 +233,7 @@ pub fn openapi() -> Value {
                 },
                 "Graph": {
                     "type": "object",
-                    "properties": {"mermaid": {"type": "string"}}
+                    "properties": {"mermaid": {"type": "string"}, "svg": {"type": "string"}}
                 },
                 "Problem": {
                     "type": "object",

@@ -227,7 +227,9 @@ pub(crate) async fn registry(State(state): State<AppState>, _caller: Caller) -> 
 }
 
 pub(crate) async fn graph(_caller: Caller) -> Response {
-    Json(serde_json::json!({ "mermaid": Engine::mermaid() })).into_response()
+    let mermaid = Engine::mermaid();
+    let svg = crate::svg::flowchart_svg(&mermaid);
+    Json(serde_json::json!({ "mermaid": mermaid, "svg": svg })).into_response()
 }
 
 pub(crate) async fn healthz() -> Response {

@@ -154,6 +154,125 @@ pub fn plan_svg(answer: &Answer) -> String {
     out
 }
 
+/// A flowchart as Mermaid's `flowchart` text (the subset the planner graph uses: `id[label]`,
+/// `id([label])`, `a --> b`, `a -->|label| b`) drawn as an SVG: rows by distance from the first
+/// node, edges labelled; an edge going back up is drawn as a curve on the right.
+pub fn flowchart_svg(mermaid: &str) -> String {
+    let mut nodes: Vec<(String, String)> = Vec::new();
+    let mut edges: Vec<(String, String, String)> = Vec::new();
+    for line in mermaid.lines().map(str::trim) {
+        if let Some((from, rest)) = line.split_once(" -->") {
+            let rest = rest.trim();
+            let (label, to) = match rest.strip_prefix('|').and_then(|it| it.split_once('|')) {
+                Some((label, to)) => (label.to_owned(), to.trim().to_owned()),
+                None => (String::new(), rest.to_owned()),
+            };
+            edges.push((from.trim().to_owned(), to, label));
+        } else if let Some((id, label)) = line.split_once('[') {
+            let label = label.trim_end_matches(']').trim_matches(|c| c == '(' || c == ')');
+            let label = label.trim_end_matches(']');
+            nodes.push((id.trim_end_matches('(').to_owned(), label.to_owned()));
+        }
+    }
+    // Rows: breadth-first distance from the first node; unreachable nodes go last.
+    let mut row: BTreeMap<&str, usize> = BTreeMap::new();
+    if let Some((first, _)) = nodes.first() {
+        row.insert(first, 0);
+        let mut frontier = vec![first.as_str()];
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for node in frontier {
+                let depth = row[node];
+                for (from, to, _) in &edges {
+                    if from == node && !row.contains_key(to.as_str()) {
+                        row.insert(to, depth + 1);
+                        next.push(to.as_str());
+                    }
+                }
+            }
+            frontier = next;
+        }
+    }
+    let last = row.values().copied().max().map_or(0, |it| it + 1);
+    let (w, h, gap_x, gap_y) = (150, 34, 30, 40);
+    let mut in_row: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut place: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (id, _) in &nodes {
+        let r = row.get(id.as_str()).copied().unwrap_or(last);
+        let column = in_row.entry(r).or_default();
+        place.insert(id, (MARGIN + *column * (w + gap_x), MARGIN + r * (h + gap_y)));
+        *column += 1;
+    }
+    let columns = in_row.values().copied().max().unwrap_or(1);
+    let rows = in_row.keys().copied().max().map_or(1, |it| it + 1);
+    let width = MARGIN * 2 + columns * (w + gap_x) + 60;
+    let height = MARGIN * 2 + rows * (h + gap_y);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\" \
+         role=\"img\" aria-label=\"the planner graph\">\
+         <defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" \
+         markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" \
+         fill=\"#555\"/></marker></defs>"
+    );
+    for (from, to, label) in &edges {
+        let (Some(&(fx, fy)), Some(&(tx, ty))) = (place.get(from.as_str()), place.get(to.as_str()))
+        else {
+            continue;
+        };
+        let (x1, y1) = (fx + w / 2, fy + h);
+        let (x2, y2) = (tx + w / 2, ty);
+        if ty > fy {
+            let _ = write!(
+                out,
+                "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"#555\" \
+                 marker-end=\"url(#arrow)\"/>"
+            );
+        } else {
+            let bend = width - MARGIN;
+            let _ = write!(
+                out,
+                "<path d=\"M{} {} C{bend} {} {bend} {} {} {}\" fill=\"none\" stroke=\"#555\" \
+                 stroke-dasharray=\"4 3\" marker-end=\"url(#arrow)\"/>",
+                fx + w,
+                fy + h / 2,
+                fy + h / 2,
+                ty + h / 2,
+                tx + w,
+                ty + h / 2
+            );
+        }
+        if !label.is_empty() {
+            let _ = write!(
+                out,
+                "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\" \
+                 fill=\"#1a56c4\">{}</text>",
+                (x1 + x2) / 2,
+                (y1 + y2) / 2 + 4,
+                escape(label)
+            );
+        }
+    }
+    for (id, label) in &nodes {
+        let Some(&(x, y)) = place.get(id.as_str()) else { continue };
+        let _ = write!(
+            out,
+            "<g class=\"node\" data-id=\"{}\"><rect x=\"{x}\" y=\"{y}\" width=\"{w}\" \
+             height=\"{h}\" rx=\"{}\" fill=\"#e8f0fe\" stroke=\"#1a56c4\"/><text x=\"{}\" \
+             y=\"{}\" text-anchor=\"middle\">{}</text></g>",
+            escape(id),
+            if id.starts_with("__") { h / 2 } else { 6 },
+            x + w / 2,
+            y + h / 2 + 4,
+            escape(&clip(label, 22))
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     //! Escaping and clipping; the full picture is exercised through the server in tests/.
@@ -161,6 +280,19 @@ mod tests {
     #[test]
     fn text_is_escaped_for_svg() {
         assert_eq!(super::escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+
+    #[test]
+    fn a_flowchart_draws_every_node_and_edge() {
+        let svg = super::flowchart_svg(
+            "flowchart TD\n    __start__([START])\n    a[a]\n    b[b]\n    __start__ --> a\n    \
+             a -->|ok| b\n    b --> a\n",
+        );
+        assert_eq!(svg.matches("class=\"node\"").count(), 3, "{svg}");
+        assert!(svg.contains(">START<") && svg.contains(">ok<"), "{svg}");
+        // One back edge, drawn as a curve.
+        assert_eq!(svg.matches("stroke-dasharray").count(), 1, "{svg}");
+        assert_eq!(svg.matches("<line ").count(), 2, "{svg}");
     }
 
     #[test]

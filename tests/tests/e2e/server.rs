@@ -322,6 +322,7 @@ async fn plan_registry_graph_metrics_and_openapi(pool: PgPool) {
 
     let graph = get(&app, "/v1/graph", key).await.json();
     assert!(graph["mermaid"].as_str().unwrap().starts_with("flowchart"), "{graph}");
+    assert!(graph["svg"].as_str().unwrap().contains("data-id=\"run_plan\""), "{graph}");
 
     post(&app, "/v1/answer", key, &json!({ "question": COMPOUND })).await;
     post(&app, "/v1/answer", key, &json!({ "question": "How many of our bench are women?" })).await;
