@@ -52,6 +52,14 @@ pub(crate) async fn run_plan(
                 Err(reason) => outcomes[index] = Some(NodeOutcome::Dropped(reason)),
             }
         }
+        if Instant::now() >= deadline {
+            // Past the deadline nothing more is started.
+            for (index, _) in &pending {
+                outcomes[*index] =
+                    Some(NodeOutcome::Dropped("the answer's deadline passed first".to_owned()));
+            }
+            continue;
+        }
         let runs = pending.iter().map(|(index, binds)| {
             let semaphore = Arc::clone(&semaphore);
             let intent = registry.intent(plan.nodes[*index].intent);
