@@ -90,10 +90,8 @@ impl Database {
         scale: f64,
     ) -> Result<planner_dataset::SeedReport, planner_dataset::Error> {
         let options = planner_dataset::SeedOptions {
-            scale,
-            seed: planner_dataset::DEMO_SEED,
-            today: planner_dataset::demo_today(),
             progress: true,
+            ..planner_dataset::SeedOptions::demo(scale)
         };
         planner_dataset::seed(&self.pool, &options).await
     }

@@ -63,12 +63,7 @@ fn graph_prints_the_mermaid_flowchart() {
 #[sqlx::test]
 async fn keys_are_created_for_a_tenant_and_revoked(pool: PgPool) {
     planner_engine::migrate(&pool).await.unwrap();
-    let options = planner_dataset::SeedOptions {
-        scale: 0.02,
-        seed: planner_dataset::DEMO_SEED,
-        today: planner_dataset::demo_today(),
-        progress: false,
-    };
+    let options = planner_dataset::SeedOptions::demo(0.02);
     planner_dataset::seed(&pool, &options).await.unwrap();
     let url = url_of(&pool);
     let tenant = planner_dataset::DEMO_TENANTS[0];

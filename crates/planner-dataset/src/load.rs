@@ -34,6 +34,13 @@ pub struct SeedOptions {
     pub progress: bool,
 }
 
+impl SeedOptions {
+    /// The demo dataset at `scale`: [`DEMO_SEED`], [`demo_today`], no progress bar.
+    pub fn demo(scale: f64) -> SeedOptions {
+        SeedOptions { scale, seed: DEMO_SEED, today: demo_today(), progress: false }
+    }
+}
+
 /// How many rows each table received.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SeedReport {

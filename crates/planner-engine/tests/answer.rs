@@ -11,12 +11,7 @@ const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 
 async fn seeded(pool: &PgPool) {
     planner_engine::migrate(pool).await.unwrap();
-    let options = planner_dataset::SeedOptions {
-        scale: 0.02,
-        seed: planner_dataset::DEMO_SEED,
-        today: planner_dataset::demo_today(),
-        progress: false,
-    };
+    let options = planner_dataset::SeedOptions::demo(0.02);
     planner_dataset::seed(pool, &options).await.unwrap();
 }
 

@@ -12,12 +12,7 @@ const QUESTIONS: &str = include_str!("../../../fixtures/answers/questions.txt");
 #[sqlx::test]
 async fn the_answer_corpus_is_byte_stable(pool: PgPool) {
     planner_engine::migrate(&pool).await.unwrap();
-    let options = planner_dataset::SeedOptions {
-        scale: 1.0,
-        seed: planner_dataset::DEMO_SEED,
-        today: planner_dataset::demo_today(),
-        progress: false,
-    };
+    let options = planner_dataset::SeedOptions::demo(1.0);
     planner_dataset::seed(&pool, &options).await.unwrap();
     let engine = Engine::new(
         EngineConfig::new(Registry::from_toml(REGISTRY, "capture.toml").unwrap()),

@@ -16,12 +16,7 @@ const QUESTION: &str = "For the 'Department of the Army' recompete under NAICS 5
 
 async fn seeded(pool: &PgPool) {
     planner_engine::migrate(pool).await.unwrap();
-    let options = planner_dataset::SeedOptions {
-        scale: 0.02,
-        seed: planner_dataset::DEMO_SEED,
-        today: planner_dataset::demo_today(),
-        progress: false,
-    };
+    let options = planner_dataset::SeedOptions::demo(0.02);
     planner_dataset::seed(pool, &options).await.unwrap();
 }
 

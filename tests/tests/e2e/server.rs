@@ -29,12 +29,7 @@ struct Keys {
 
 async fn seeded(pool: &PgPool) -> Keys {
     planner_engine::migrate(pool).await.unwrap();
-    let options = planner_dataset::SeedOptions {
-        scale: 0.02,
-        seed: planner_dataset::DEMO_SEED,
-        today: planner_dataset::demo_today(),
-        progress: false,
-    };
+    let options = planner_dataset::SeedOptions::demo(0.02);
     planner_dataset::seed(pool, &options).await.unwrap();
     let a = TenantId(planner_dataset::DEMO_TENANTS[0].id);
     let b = TenantId(planner_dataset::DEMO_TENANTS[1].id);
