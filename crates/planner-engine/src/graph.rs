@@ -104,7 +104,6 @@ pub(crate) struct State {
     pub(crate) gate: Option<GateReport>,
     pub(crate) text: String,
     pub(crate) text_source: Option<TextSource>,
-    pub(crate) started_unix_micros: u64,
     pub(crate) timings: Vec<Timing>,
 }
 

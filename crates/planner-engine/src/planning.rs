@@ -143,7 +143,8 @@ pub struct Proposed {
 pub struct Planner {
     registry: Registry,
     lexical: Arc<LexicalProposer>,
-    proposer: Arc<dyn Proposer>,
+    /// The configured model proposer; `None` when the lexical proposer is the proposer.
+    model: Option<Arc<dyn Proposer>>,
     samples: usize,
     timeout: Duration,
 }
@@ -172,11 +173,8 @@ impl Planner {
     /// proposer routes questions and answers whenever the configured proposer fails.
     pub fn new(registry: Registry, proposer: Option<Arc<dyn Proposer>>, samples: usize) -> Planner {
         let lexical = Arc::new(LexicalProposer::new(&Catalog::from_registry(&registry)));
-        let (proposer, samples) = match proposer {
-            Some(proposer) => (proposer, samples.max(1)),
-            None => (Arc::clone(&lexical) as Arc<dyn Proposer>, 1),
-        };
-        Planner { registry, lexical, proposer, samples, timeout: Duration::from_secs(10) }
+        let samples = if proposer.is_some() { samples.max(1) } else { 1 };
+        Planner { registry, lexical, model: proposer, samples, timeout: Duration::from_secs(10) }
     }
 
     /// Bounds the time the configured proposer may take; past it the lexical proposer answers.
@@ -262,13 +260,12 @@ impl Planner {
         let spans = params.spans();
         let request =
             ProposeRequest { question, available: &kinds, spans: &spans, samples: self.samples };
-        let answer = if self.is_lexical() {
-            self.proposer.propose(request).await
-        } else {
-            match tokio::time::timeout(self.timeout, self.proposer.propose(request)).await {
+        let answer = match &self.model {
+            None => self.lexical.propose(request).await,
+            Some(model) => match tokio::time::timeout(self.timeout, model.propose(request)).await {
                 Ok(answer) => answer,
                 Err(_) => Err(planner_infer::Error::Timeout(self.timeout)),
-            }
+            },
         };
         match answer {
             // A reply naming nothing of the closed set is garbage: the lexical proposer answers.
@@ -305,8 +302,7 @@ impl Planner {
     }
 
     fn is_lexical(&self) -> bool {
-        let lexical: Arc<dyn Proposer> = Arc::clone(&self.lexical) as Arc<dyn Proposer>;
-        Arc::ptr_eq(&lexical, &self.proposer)
+        self.model.is_none()
     }
 
     /// Stabilizes the proposals, validates, and decides the route.
