@@ -5,7 +5,7 @@ use planner_exec::{Cell, ResultTable};
 use planner_grammar::{PlanTrace, PlanView};
 use serde::{Deserialize, Serialize};
 
-use crate::planning::Route;
+use crate::planning::{ProposerFailure, Route};
 
 /// The outcome of asking or resuming.
 #[derive(Debug, Clone, Serialize)]
@@ -64,6 +64,10 @@ pub struct Answer {
     /// The configured model proposer failed, hung or replied garbage, and the deterministic
     /// lexical proposer planned instead.
     pub proposer_fallback: bool,
+    /// How the model proposer failed when `proposer_fallback` is set (`timeout`,
+    /// `unavailable`, `garbage`, `config`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proposer_error: Option<ProposerFailure>,
     /// The counts-only plan trace (what the audit row records).
     pub trace: PlanTrace,
     /// Wall-clock time per graph node, in microseconds. The only field that varies between

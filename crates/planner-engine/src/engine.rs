@@ -253,7 +253,8 @@ impl Engine {
             evidence,
             dropped,
             gate: state.gate.clone(),
-            proposer_fallback: state.proposed.fell_back,
+            proposer_fallback: state.proposed.fell_back(),
+            proposer_error: state.proposed.failure,
             trace,
             timings: state.timings.clone(),
         }

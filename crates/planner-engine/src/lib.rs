@@ -32,7 +32,7 @@ pub use crate::{
     engine::{Ask, Engine, EngineConfig, migrate, plan_report},
     error::{Error, Result},
     eval::{EvalItem, EvalReport, Expect, Failure, Got, evaluate, parse_corpus},
-    planning::{ParamMention, Params, Planner, Planning, Proposed, Route},
+    planning::{ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route},
     report::{ParamReport, PlanReport, intent_set},
     run::RunLimits,
     screen::{InputError, MAX_QUESTION_CHARS, Refusal, check_input, screen},

@@ -133,8 +133,64 @@ pub struct Proposed {
     pub dropped_names: usize,
     /// Replies that were unusable and became empty proposals.
     pub unusable_replies: usize,
+    /// The configured proposer failed, and how; the lexical proposer answered instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<ProposerFailure>,
+}
+
+impl Proposed {
     /// The configured proposer failed and the lexical proposer answered instead.
-    pub fell_back: bool,
+    pub fn fell_back(&self) -> bool {
+        self.failure.is_some()
+    }
+}
+
+/// How the configured proposer failed when the lexical proposer had to answer instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposerFailure {
+    /// No reply within the proposer timeout.
+    Timeout,
+    /// The model server could not be reached, answered an error status after its retries, or
+    /// its circuit breaker is open.
+    Unavailable,
+    /// A reply came but named nothing of the closed set, or could not be used at all.
+    Garbage,
+    /// The proposer's configuration is unusable.
+    Config,
+}
+
+impl ProposerFailure {
+    /// Every kind, in order.
+    pub const ALL: [ProposerFailure; 4] = [
+        ProposerFailure::Timeout,
+        ProposerFailure::Unavailable,
+        ProposerFailure::Garbage,
+        ProposerFailure::Config,
+    ];
+
+    /// The kind's name (`timeout`, `unavailable`, `garbage`, `config`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ProposerFailure::Timeout => "timeout",
+            ProposerFailure::Unavailable => "unavailable",
+            ProposerFailure::Garbage => "garbage",
+            ProposerFailure::Config => "config",
+        }
+    }
+
+    /// The kind of an inference error.
+    pub fn of(err: &planner_infer::Error) -> ProposerFailure {
+        use planner_infer::Error;
+        match err {
+            Error::Timeout(_) => ProposerFailure::Timeout,
+            Error::Status { .. } | Error::CircuitOpen | Error::Transport(_) => {
+                ProposerFailure::Unavailable
+            }
+            Error::UnusableReply(_) => ProposerFailure::Garbage,
+            Error::Config(_) => ProposerFailure::Config,
+        }
+    }
 }
 
 /// The planning components shared by every run: the frozen registry, the lexical index (used
@@ -281,13 +337,23 @@ impl Planner {
                     samples: proposals.samples,
                     dropped_names: proposals.dropped_names,
                     unusable_replies: proposals.unusable_replies,
-                    fell_back: false,
+                    failure: None,
                 }
             }
             outcome => {
-                if let Err(err) = &outcome {
-                    tracing::warn!("proposer failed, the lexical proposer answers: {err}");
-                }
+                let failure = match &outcome {
+                    Err(err) => {
+                        tracing::warn!("proposer failed, the lexical proposer answers: {err}");
+                        ProposerFailure::of(err)
+                    }
+                    Ok(_) => {
+                        tracing::warn!(
+                            "the proposer named nothing of the registry, the lexical proposer \
+                             answers"
+                        );
+                        ProposerFailure::Garbage
+                    }
+                };
                 let (dropped_names, unusable_replies) =
                     outcome.map(|it| (it.dropped_names, it.unusable_replies)).unwrap_or((0, 0));
                 let pick = self.lexical.pick(question, &kinds, &spans);
@@ -295,7 +361,7 @@ impl Planner {
                     samples: vec![pick.names],
                     dropped_names,
                     unusable_replies,
-                    fell_back: true,
+                    failure: Some(failure),
                 }
             }
         }

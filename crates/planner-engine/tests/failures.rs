@@ -1,14 +1,19 @@
 //! Failure paths: a proposer returning garbage, failing or hanging (the lexical proposer
-//! answers); a narration that fails the faithfulness gate (the deterministic rendering ships);
-//! the database gone (an error, never a hang or an unaudited answer).
+//! answers, and the answer says how the proposer failed); a narration that fails the
+//! faithfulness gate (the deterministic rendering ships); a node past its real statement timeout
+//! (dropped, the others answer); the engine's connections killed mid-answer (a partial answer
+//! with reasons, audited); the database gone, before or mid-answer (an error, never a hang or an
+//! unaudited answer).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use planner_engine::{Ask, Engine, EngineConfig, Error, Outcome, Route, TextSource};
+use planner_engine::{
+    Answer, Ask, Engine, EngineConfig, Error, Outcome, ProposerFailure, Route, TextSource,
+};
 use planner_infer::{BoxFuture, Evidence, Narrator, Proposals, ProposeRequest, Proposer};
 use planner_registry::Registry;
-use sqlx::PgPool;
+use sqlx::{Connection as _, PgPool};
 
 const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 const QUESTION: &str = "For the 'Department of the Army' recompete under NAICS 541512, who are \
@@ -32,11 +37,12 @@ fn ask() -> Ask {
     }
 }
 
-/// A model proposer misbehaving in one of three ways.
+/// A model proposer misbehaving in one of four ways.
 #[derive(Debug)]
 enum BadModel {
     Garbage,
-    Fails,
+    Unreachable,
+    TimesOut,
     Hangs,
 }
 
@@ -52,7 +58,10 @@ impl Proposer for BadModel {
                     dropped_names: 2,
                     unusable_replies: 1,
                 }),
-                BadModel::Fails => Err(planner_infer::Error::Timeout(Duration::from_secs(1))),
+                BadModel::Unreachable => {
+                    Err(planner_infer::Error::Transport("connection refused".to_owned()))
+                }
+                BadModel::TimesOut => Err(planner_infer::Error::Timeout(Duration::from_secs(1))),
                 BadModel::Hangs => std::future::pending().await,
             }
         })
@@ -62,7 +71,12 @@ impl Proposer for BadModel {
 #[sqlx::test]
 async fn a_misbehaving_model_falls_back_to_the_lexical_proposer(pool: PgPool) {
     seeded(&pool).await;
-    for model in [BadModel::Garbage, BadModel::Fails, BadModel::Hangs] {
+    for (model, kind) in [
+        (BadModel::Garbage, ProposerFailure::Garbage),
+        (BadModel::Unreachable, ProposerFailure::Unavailable),
+        (BadModel::TimesOut, ProposerFailure::Timeout),
+        (BadModel::Hangs, ProposerFailure::Timeout),
+    ] {
         let mut config = config();
         config.proposer = Some(Arc::new(model));
         config.proposer_timeout = Duration::from_millis(200);
@@ -74,6 +88,9 @@ async fn a_misbehaving_model_falls_back_to_the_lexical_proposer(pool: PgPool) {
         assert_eq!(intents, ["top_incumbents", "bench_compartment_counts"]);
         assert_eq!(answer.route, Route::Plan);
         assert!(answer.proposer_fallback);
+        assert_eq!(answer.proposer_error, Some(kind));
+        let json = serde_json::to_value(&*answer).unwrap();
+        assert_eq!(json["proposer_error"], kind.as_str());
     }
 }
 
@@ -113,4 +130,176 @@ async fn the_database_gone_is_an_error_not_an_unaudited_answer(pool: PgPool) {
     let result = tokio::time::timeout(Duration::from_secs(30), engine.ask(ask())).await;
     let result = result.expect("the engine answered in time");
     assert!(matches!(result, Err(Error::Unavailable(_))), "{result:?}");
+}
+
+async fn audit_rows(pool: &PgPool) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM audit.answer_log").fetch_one(pool).await.unwrap()
+}
+
+/// The reference registry with `top_incumbents` made heavy: a legitimate query (no sleep, which
+/// the guard forbids) whose cross join of two series runs for minutes.
+fn heavy_config() -> EngineConfig {
+    let start = REGISTRY.find("name = \"top_incumbents\"").unwrap();
+    let join = "  CROSS JOIN w\n";
+    let at = start + REGISTRY[start..].find(join).unwrap() + join.len();
+    let heavy = format!(
+        "{}  CROSS JOIN generate_series(1, 100000) AS burn_a (n)\n  \
+         CROSS JOIN generate_series(1, 100000) AS burn_b (n)\n{}",
+        &REGISTRY[..at],
+        &REGISTRY[at..]
+    );
+    EngineConfig::new(Registry::from_toml(&heavy, "heavy.toml").unwrap())
+}
+
+fn answered(result: Result<Outcome, Error>) -> Box<Answer> {
+    match result {
+        Ok(Outcome::Answered(answer)) => answer,
+        other => panic!("no answer: {other:?}"),
+    }
+}
+
+fn reason_of<'a>(answer: &'a Answer, intent: &str) -> &'a str {
+    let dropped = answer.dropped.iter().find(|it| it.intent == intent);
+    dropped.unwrap_or_else(|| panic!("{intent} not dropped: {:?}", answer.dropped)).reason.as_str()
+}
+
+fn evidence_intents(answer: &Answer) -> Vec<&str> {
+    answer.evidence.iter().map(|it| it.intent.as_str()).collect()
+}
+
+#[sqlx::test]
+async fn a_node_past_its_statement_timeout_is_dropped_and_the_others_answer(pool: PgPool) {
+    seeded(&pool).await;
+    let mut config = heavy_config();
+    config.limits.node_timeout = Duration::from_millis(300);
+    let engine = Engine::new(config, pool.clone());
+    let before = audit_rows(&pool).await;
+    let answer = answered(engine.ask(ask()).await);
+    assert_eq!(answer.route, Route::Plan);
+    assert!(reason_of(&answer, "top_incumbents").contains("time limit"), "{:?}", answer.dropped);
+    assert_eq!(evidence_intents(&answer), ["bench_compartment_counts"]);
+    assert_eq!(audit_rows(&pool).await, before + 1);
+    // The statement was cancelled by the server, not left running.
+    let running: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+         AND state = 'active' AND query LIKE '%burn_a%' AND pid <> pg_backend_pid()",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(running, 0);
+}
+
+/// Waits, from `admin`, until the heavy node's statement is the only one running in `database`
+/// (the other node has finished).
+async fn wait_for_heavy_statement(admin: &mut sqlx::PgConnection, database: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (heavy, others): (i64, i64) = sqlx::query_as(
+            "SELECT count(*) FILTER (WHERE query LIKE '%burn_a%'), \
+                    count(*) FILTER (WHERE query NOT LIKE '%burn_a%') \
+             FROM pg_stat_activity WHERE datname = $1 AND state = 'active' \
+             AND pid <> pg_backend_pid()",
+        )
+        .bind(database)
+        .fetch_one(&mut *admin)
+        .await
+        .unwrap();
+        if heavy > 0 && others == 0 {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the heavy node never ran alone");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Terminates every backend of `database` but the caller's; how many.
+async fn terminate(admin: &mut sqlx::PgConnection, database: &str) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
+         WHERE datname = $1 AND pid <> pg_backend_pid()",
+    )
+    .bind(database)
+    .fetch_one(&mut *admin)
+    .await
+    .unwrap()
+}
+
+/// A connection to the server's `postgres` database, outside the test pool: it survives what
+/// is done to the test database.
+async fn admin_of(pool: &PgPool) -> (sqlx::PgConnection, String) {
+    let database: String =
+        sqlx::query_scalar("SELECT current_database()").fetch_one(pool).await.unwrap();
+    let options = pool.connect_options().as_ref().clone().database("postgres");
+    (sqlx::PgConnection::connect_with(&options).await.unwrap(), database)
+}
+
+/// The heavy engine for the mid-answer tests: the statement timeout bounds the heavy query on
+/// the server even if a test fails before killing it.
+fn heavy_engine(pool: &PgPool) -> Engine {
+    let mut config = heavy_config();
+    config.limits.node_timeout = Duration::from_secs(20);
+    config.limits.deadline = Duration::from_secs(60);
+    Engine::new(config, pool.clone())
+}
+
+#[sqlx::test]
+async fn connections_killed_mid_answer_give_a_partial_audited_answer(pool: PgPool) {
+    seeded(&pool).await;
+    let engine = heavy_engine(&pool);
+    let before = audit_rows(&pool).await;
+    let (mut admin, database) = admin_of(&pool).await;
+    let asking = tokio::spawn(async move { engine.ask(ask()).await });
+    wait_for_heavy_statement(&mut admin, &database).await;
+    assert!(terminate(&mut admin, &database).await >= 1);
+    let result = tokio::time::timeout(Duration::from_secs(30), asking).await;
+    let answer = answered(result.expect("the engine answered in time").unwrap());
+    assert_eq!(answer.route, Route::Plan);
+    let reason = reason_of(&answer, "top_incumbents");
+    assert!(reason.contains("unavailable"), "{reason}");
+    // The light node ran before the kill, or lost its connection too: either way it is there
+    // or dropped for that reason, never silently missing.
+    for node in ["top_incumbents", "bench_compartment_counts"] {
+        let ran = evidence_intents(&answer).contains(&node);
+        let dropped = answer.dropped.iter().any(|it| it.intent == node);
+        assert!(ran != dropped, "{node}: {:?} {:?}", answer.evidence, answer.dropped);
+    }
+    for dropped in &answer.dropped {
+        assert!(dropped.reason.contains("unavailable"), "{dropped:?}");
+    }
+    // The pool reconnected for the audit row: the answer is audited.
+    assert_eq!(audit_rows(&pool).await, before + 1);
+    admin.close().await.unwrap();
+}
+
+/// Lets connections to `database` in, or keeps every new one out.
+async fn allow_connections(admin: &mut sqlx::PgConnection, database: &str, allow: bool) {
+    let template = if allow {
+        "SELECT format('ALTER DATABASE %I ALLOW_CONNECTIONS true', $1::text)"
+    } else {
+        "SELECT format('ALTER DATABASE %I ALLOW_CONNECTIONS false', $1::text)"
+    };
+    let sql: String =
+        sqlx::query_scalar(template).bind(database).fetch_one(&mut *admin).await.unwrap();
+    // The statement is built by the server's format(), the name quoted as an identifier.
+    sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&mut *admin).await.unwrap();
+}
+
+#[sqlx::test]
+async fn the_database_gone_mid_answer_is_an_error_and_nothing_unaudited(pool: PgPool) {
+    seeded(&pool).await;
+    let engine = heavy_engine(&pool);
+    let before = audit_rows(&pool).await;
+    let (mut admin, database) = admin_of(&pool).await;
+    let asking = tokio::spawn(async move { engine.ask(ask()).await });
+    wait_for_heavy_statement(&mut admin, &database).await;
+    // No new connection is accepted, and every open one is killed.
+    allow_connections(&mut admin, &database, false).await;
+    assert!(terminate(&mut admin, &database).await >= 1);
+    let result = tokio::time::timeout(Duration::from_secs(60), asking).await;
+    let result = result.expect("the engine gave up in time").unwrap();
+    allow_connections(&mut admin, &database, true).await;
+    assert!(matches!(result, Err(Error::Unavailable(_) | Error::AuditFailed(_))), "{result:?}");
+    assert_eq!(audit_rows(&pool).await, before);
+    admin.close().await.unwrap();
 }

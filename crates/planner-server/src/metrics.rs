@@ -1,12 +1,13 @@
 //! Prometheus metrics, kept by hand: requests and latency by route and status, graph node
-//! durations, refusals, gate failures, suppressed cells and dropped nodes.
+//! durations, refusals, gate failures, suppressed cells, dropped nodes, model proposer failures
+//! by kind and engine failures by kind.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use planner_engine::Answer;
+use planner_engine::{Answer, ProposerFailure};
 
 /// Upper bounds (seconds) of the latency histograms' buckets.
 const BUCKETS: [f64; 12] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
@@ -43,12 +44,13 @@ impl Histogram {
 #[derive(Debug, Default)]
 struct Inner {
     requests: BTreeMap<(String, u16), u64>,
-    latency: BTreeMap<String, Histogram>,
+    latency: BTreeMap<(String, u16), Histogram>,
     nodes: BTreeMap<String, Histogram>,
     refusals: u64,
     gate_failures: u64,
     suppressed_cells: u64,
     dropped_nodes: u64,
+    proposer_errors: BTreeMap<ProposerFailure, u64>,
     engine_errors: BTreeMap<&'static str, u64>,
 }
 
@@ -71,7 +73,10 @@ impl Metrics {
     pub fn request(&self, route: &str, status: u16, elapsed: Duration) {
         self.with(|it| {
             *it.requests.entry((route.to_owned(), status)).or_default() += 1;
-            it.latency.entry(route.to_owned()).or_default().observe(elapsed.as_secs_f64());
+            it.latency
+                .entry((route.to_owned(), status))
+                .or_default()
+                .observe(elapsed.as_secs_f64());
         });
     }
 
@@ -86,6 +91,9 @@ impl Metrics {
             }
             it.suppressed_cells += answer.suppressed_cells as u64;
             it.dropped_nodes += answer.dropped.len() as u64;
+            if let Some(kind) = answer.proposer_error {
+                *it.proposer_errors.entry(kind).or_default() += 1;
+            }
             for timing in &answer.timings {
                 it.nodes
                     .entry(timing.node.clone())
@@ -113,14 +121,14 @@ impl Metrics {
                 );
             }
             out.push_str(
-                "# HELP planner_http_request_duration_seconds Request latency by route.\n",
+                "# HELP planner_http_request_duration_seconds Request latency by route and status.\n",
             );
             out.push_str("# TYPE planner_http_request_duration_seconds histogram\n");
-            for (route, histogram) in &it.latency {
+            for ((route, status), histogram) in &it.latency {
                 histogram.render(
                     &mut out,
                     "planner_http_request_duration_seconds",
-                    &format!("route=\"{route}\""),
+                    &format!("route=\"{route}\",status=\"{status}\""),
                 );
             }
             out.push_str(
@@ -151,6 +159,20 @@ impl Metrics {
                 let _ =
                     writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {value}");
             }
+            out.push_str(
+                "# HELP planner_proposer_errors_total Model proposer failures by kind (the \
+                 lexical proposer answered instead).\n",
+            );
+            out.push_str("# TYPE planner_proposer_errors_total counter\n");
+            // Every kind from the start, so that a rate over the series is defined at zero.
+            for kind in ProposerFailure::ALL {
+                let count = it.proposer_errors.get(&kind).copied().unwrap_or(0);
+                let _ = writeln!(
+                    out,
+                    "planner_proposer_errors_total{{kind=\"{}\"}} {count}",
+                    kind.as_str()
+                );
+            }
             out.push_str("# HELP planner_engine_errors_total Engine failures by kind.\n");
             out.push_str("# TYPE planner_engine_errors_total counter\n");
             for (kind, count) in &it.engine_errors {
@@ -158,5 +180,37 @@ impl Metrics {
             }
             out
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::Metrics;
+
+    #[test]
+    fn latency_is_by_route_and_status_and_every_proposer_kind_is_exposed() {
+        let metrics = Metrics::default();
+        metrics.request("/v1/answer", 200, Duration::from_millis(30));
+        metrics.request("/v1/answer", 503, Duration::from_millis(2));
+        metrics.engine_error("database");
+        let text = metrics.render();
+        for line in [
+            "planner_http_requests_total{route=\"/v1/answer\",status=\"200\"} 1",
+            "planner_http_requests_total{route=\"/v1/answer\",status=\"503\"} 1",
+            "planner_http_request_duration_seconds_bucket{route=\"/v1/answer\",status=\"200\",le=\"0.025\"} 0",
+            "planner_http_request_duration_seconds_bucket{route=\"/v1/answer\",status=\"200\",le=\"0.05\"} 1",
+            "planner_http_request_duration_seconds_bucket{route=\"/v1/answer\",status=\"503\",le=\"0.005\"} 1",
+            "planner_http_request_duration_seconds_count{route=\"/v1/answer\",status=\"503\"} 1",
+            "# TYPE planner_proposer_errors_total counter",
+            "planner_proposer_errors_total{kind=\"timeout\"} 0",
+            "planner_proposer_errors_total{kind=\"unavailable\"} 0",
+            "planner_proposer_errors_total{kind=\"garbage\"} 0",
+            "planner_proposer_errors_total{kind=\"config\"} 0",
+            "planner_engine_errors_total{kind=\"database\"} 1",
+        ] {
+            assert!(text.lines().any(|it| it == line), "{line} missing from:\n{text}");
+        }
     }
 }

@@ -1,5 +1,8 @@
 //! End-to-end tests: one binary, one module per area. Database tests take their server from
 //! DATABASE_URL (set by `cargo xtask test` / `ci`) and each gets its own database.
 
+mod browser;
+mod metrics;
+mod page;
 mod provisioning;
 mod server;

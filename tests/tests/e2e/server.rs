@@ -16,18 +16,18 @@ use sqlx::PgPool;
 use tower::ServiceExt as _;
 
 const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
-const COMPOUND: &str = "For the 'Department of the Army' recompete under NAICS 541512, who are \
+pub(super) const COMPOUND: &str = "For the 'Department of the Army' recompete under NAICS 541512, who are \
                         the incumbents and how many of our bench hold TS/SCI with SI/TK?";
-const CLARIFY: &str = "Who are the top incumbents at the Army?";
+pub(super) const CLARIFY: &str = "Who are the top incumbents at the Army?";
 
 /// Keys of the seeded database: tenant A with and without `bench`, tenant B with `bench`.
-struct Keys {
-    bench: String,
-    plain: String,
-    other_tenant: String,
+pub(super) struct Keys {
+    pub(super) bench: String,
+    pub(super) plain: String,
+    pub(super) other_tenant: String,
 }
 
-async fn seeded(pool: &PgPool) -> Keys {
+pub(super) async fn seeded(pool: &PgPool) -> Keys {
     planner_engine::migrate(pool).await.unwrap();
     let options = planner_dataset::SeedOptions::demo(0.02);
     planner_dataset::seed(pool, &options).await.unwrap();
@@ -49,7 +49,7 @@ fn server_with(pool: &PgPool, config: ServerConfig) -> Router {
     planner_server::app(AppState::new(engine, pool.clone(), config))
 }
 
-fn server(pool: &PgPool) -> Router {
+pub(super) fn server(pool: &PgPool) -> Router {
     server_with(pool, ServerConfig::default())
 }
 
@@ -327,7 +327,7 @@ async fn plan_registry_graph_metrics_and_openapi(pool: PgPool) {
         "planner_http_requests_total{route=\"/v1/answer\",status=\"200\"} 2",
         "planner_http_requests_total{route=\"/v1/plan\",status=\"200\"} 1",
         "planner_refusals_total 1",
-        "planner_http_request_duration_seconds_count{route=\"/v1/answer\"} 2",
+        "planner_http_request_duration_seconds_count{route=\"/v1/answer\",status=\"200\"} 2",
     ] {
         assert!(metrics.text.contains(line), "{line} missing from:\n{}", metrics.text);
     }
