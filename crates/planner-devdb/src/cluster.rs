@@ -138,6 +138,10 @@ impl Cluster {
         if fast_unsafe {
             conf.push_str("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n");
         }
+        // Statement statistics, which the injection tests read, when the installation has them.
+        if self.bin_dir.join("../lib/pg_stat_statements.so").exists() {
+            conf.push_str("shared_preload_libraries = 'pg_stat_statements'\n");
+        }
         let conf_path = data.join("postgresql.conf");
         let mut text = fs::read_to_string(&conf_path).map_err(|err| Error::io(&conf_path, err))?;
         text.push_str(&conf);

@@ -10,6 +10,9 @@
 //!    fsync off, removed when stopped;
 //! 4. otherwise a clear [`Error::NoProvider`] naming the three ways to provide one.
 //!
+//! Containers and clusters it starts preload `pg_stat_statements` (a cluster only when its
+//! installation has the module), so that tests can read which statements a database ran.
+//!
 //! The returned [`Postgres`] says which provider it used ([`Postgres::provider`]) and stops what it
 //! started when [`Postgres::stop`] is called or it is dropped.
 //!

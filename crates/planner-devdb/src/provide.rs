@@ -184,7 +184,16 @@ async fn start_container(options: &Options) -> Result<Postgres> {
         .with_db_name(&options.database)
         .with_name(name)
         .with_tag(tag)
-        .with_cmd(["-c", "fsync=off", "-c", "max_connections=300"])
+        // pg_stat_statements ships with both the official and the local image; the injection
+        // tests read it.
+        .with_cmd([
+            "-c",
+            "fsync=off",
+            "-c",
+            "max_connections=300",
+            "-c",
+            "shared_preload_libraries=pg_stat_statements",
+        ])
         .with_startup_timeout(Duration::from_secs(120))
         .start()
         .await
