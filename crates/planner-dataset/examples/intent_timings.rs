@@ -51,7 +51,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // A database seeded by an earlier version gets the newer migrations and fresh statistics.
     planner_exec::MIGRATOR.run(&pool).await?;
-    pool.execute("VACUUM (ANALYZE) market.vendor_cell, market.award, bench.candidate").await?;
+    pool.execute(
+        "VACUUM (ANALYZE) market.snapshot, market.vendor_cell, market.award, \
+         bench.clearance_level, bench.candidate",
+    )
+    .await?;
 
     let registry = fixture::registry();
     let args = fixture::sample_args(&pool).await;

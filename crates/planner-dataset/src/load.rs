@@ -259,10 +259,13 @@ pub async fn seed(pool: &PgPool, options: &SeedOptions) -> Result<SeedReport> {
 
     bar.set_message("analyze");
     // Fresh visibility maps make index-only scans possible; fresh statistics make good plans.
+    // The one-row snapshot and the clearance levels count too: never analyzed, they are
+    // estimated at thousands of rows, every query joining them looks costly enough to be
+    // JIT-compiled, and the compilation takes longer than the query.
     conn.execute(
-        "VACUUM (ANALYZE) market.agency, market.naics, market.vendor, market.award, \
-         market.vendor_cell, graph.subaward, admin.tenant, capture.requirement, bench.candidate, \
-         eeo.self_identification",
+        "VACUUM (ANALYZE) market.snapshot, market.agency, market.naics, market.vendor, \
+         market.award, market.vendor_cell, graph.subaward, admin.tenant, capture.requirement, \
+         bench.clearance_level, bench.candidate, eeo.self_identification",
     )
     .await
     .map_err(load_error("vacuum"))?;

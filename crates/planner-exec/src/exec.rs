@@ -80,8 +80,10 @@ pub struct ExecRequest<'a> {
     pub guard: Guard,
 }
 
-/// The role every intent runs as.
-const READER_SETUP: &str = "SET TRANSACTION READ ONLY; SET LOCAL ROLE planner_reader";
+/// The role every intent runs as. JIT compilation is off: registry queries run in milliseconds,
+/// and compiling one (which PostgreSQL starts from cost estimates alone) takes far longer.
+const READER_SETUP: &str =
+    "SET TRANSACTION READ ONLY; SET LOCAL ROLE planner_reader; SET LOCAL jit = off";
 
 /// Extra time the client waits beyond the statement timeout before giving up on the server.
 const CLIENT_GRACE: Duration = Duration::from_secs(5);

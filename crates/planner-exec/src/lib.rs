@@ -2,7 +2,8 @@
 //!
 //! Every intent runs through [`execute`] in its own read-only transaction: the `planner_reader`
 //! role (SELECT on the market, graph, requirement and bench tables, nothing on `eeo`, no writes),
-//! the tenant set locally for row-level security, a statement timeout, typed binds, and a typed
+//! the tenant set locally for row-level security, a statement timeout, JIT compilation off (the
+//! registry's queries run in milliseconds; compiling one takes longer), typed binds, and a typed
 //! [`ResultTable`] back. Count intents run only with a [`Guard::Counts`] spec: counts from 1 to
 //! k-1 become suppressed cells and complementary suppression hides whatever would let one be
 //! derived from the other cells or totals of the same result. [`render_text`] and
