@@ -154,6 +154,11 @@ fn insert(trie: &mut Trie, words: &[String], index: u16, case: Case) {
     }
 }
 
+/// Whether some alias starts with this token's word.
+pub(crate) fn can_start(tok: &Tok) -> bool {
+    TRIE.starts.get(usize::from(tok.id)).copied().unwrap_or(false)
+}
+
 /// The longest agency alias starting at token `i`.
 pub(crate) fn at(scan: &Scan<'_>, i: usize) -> Option<Hit> {
     let trie = &*TRIE;

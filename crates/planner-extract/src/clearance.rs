@@ -12,6 +12,25 @@ use crate::compartments::{self, short_gap};
 use crate::scan::{Hit, Scan};
 use crate::vocab::Kw;
 
+/// Whether a clearance phrase or a compartment list may start with this keyword: [`at`] finds
+/// nothing at any other token.
+pub(crate) fn can_start(kw: Kw) -> bool {
+    matches!(
+        kw,
+        // The levels of `level_at`.
+        Kw::Tssci
+            | Kw::Ts
+            | Kw::Topsecret
+            | Kw::Top
+            | Kw::Secret
+            | Kw::Confidential
+            | Kw::Dod
+            | Kw::Doe
+            | Kw::Q
+            | Kw::L
+    ) || compartments::can_start(kw)
+}
+
 /// A clearance phrase (and its compartments), or a compartment list alone, at token `i`.
 pub(crate) fn at(scan: &Scan<'_>, i: usize) -> Option<Hit> {
     let Some((level, first, last)) = level_at(scan, i) else {

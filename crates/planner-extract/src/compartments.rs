@@ -113,6 +113,30 @@ fn right_after(scan: &Scan<'_>, last: usize) -> Option<List> {
     list(scan, k, Style::Relaxed)
 }
 
+/// Whether a list may start with this keyword: a cue word or a code of `code_at`.
+pub(crate) fn can_start(kw: Kw) -> bool {
+    matches!(
+        kw,
+        Kw::Compartment
+            | Kw::Compartments
+            | Kw::Compartmented
+            | Kw::Si
+            | Kw::Tk
+            | Kw::Hcs
+            | Kw::Klm
+            | Kw::G
+            | Kw::Gamma
+            | Kw::Comint
+            | Kw::Kdk
+            | Kw::Klondike
+            | Kw::Klamath
+            | Kw::Talent
+            | Kw::Rsv
+            | Kw::Bur
+            | Kw::Mvl
+    )
+}
+
 /// A list without a clearance phrase before it, starting at token `i`.
 pub(crate) fn at(scan: &Scan<'_>, i: usize) -> Option<Hit> {
     let tok = scan.tok(i)?;

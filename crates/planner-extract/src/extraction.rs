@@ -6,7 +6,7 @@ use std::fmt;
 use planner_registry::{ParamKind, Value};
 
 use crate::scan::{Hit, Scan};
-use crate::token::HAS_DIGIT;
+use crate::token::{DIGITS, HAS_DIGIT};
 use crate::vocab::NO_WORD;
 use crate::{agency, clearance, months, naics, uei, uuid};
 
@@ -155,8 +155,12 @@ pub fn extract(question: &str) -> Extraction {
     let mut scan = Scan::new(question);
     let mut out = Extraction { params: Vec::with_capacity(8), ..Extraction::default() };
     let mut take = |hit: Hit| {
-        out.params.extend(hit.mentions.into_iter().flatten());
-        out.diagnostics.extend(hit.diagnostics);
+        let [first, second] = hit.mentions;
+        out.params.extend(first);
+        out.params.extend(second);
+        if !hit.diagnostics.is_empty() {
+            out.diagnostics.extend(hit.diagnostics);
+        }
     };
     let mut ids = Vec::new();
     uuid::claim(&mut scan, &mut ids);
@@ -164,18 +168,30 @@ pub fn extract(question: &str) -> Extraction {
     ids.into_iter().for_each(&mut take);
     let mut i = 0;
     while i < scan.len() {
-        // Only an unclaimed vocabulary word or token with a digit can start a param.
-        if scan.tok(i).is_none_or(|t| t.id == NO_WORD && !t.is(HAS_DIGIT)) {
+        // Only an unclaimed vocabulary word or token with a digit can start a param, and each
+        // matcher only at the words it starts with: the others are not asked.
+        let Some(tok) = scan.tok(i).filter(|t| t.id != NO_WORD || t.is(HAS_DIGIT)) else {
             i += 1;
             continue;
-        }
-        let mut best: Option<Hit> = agency::at(&scan, i);
-        for matcher in [clearance::at, months::at, naics::at] {
-            if let Some(hit) = matcher(&scan, i)
+        };
+        let kw = tok.kw();
+        let mut best: Option<Hit> =
+            if agency::can_start(tok) { agency::at(&scan, i) } else { None };
+        let mut consider = |hit: Option<Hit>| {
+            if let Some(hit) = hit
                 && best.as_ref().is_none_or(|b| hit.end > b.end)
             {
                 best = Some(hit);
             }
+        };
+        if kw.is_some_and(clearance::can_start) {
+            consider(clearance::at(&scan, i));
+        }
+        if months::can_start(tok, kw) {
+            consider(months::at(&scan, i));
+        }
+        if tok.is(DIGITS) {
+            consider(naics::at(&scan, i));
         }
         match best {
             Some(hit) => {
@@ -185,18 +201,24 @@ pub fn extract(question: &str) -> Extraction {
             None => i += 1,
         }
     }
-    out.params.sort_by_key(|m| (m.span, m.kind));
-    out.diagnostics.sort_by_key(|d| d.span);
+    // Identifiers come first and the rest left to right: usually already in order.
+    if !out.params.is_sorted_by_key(|m| (m.span, m.kind)) {
+        out.params.sort_by_key(|m| (m.span, m.kind));
+    }
+    if !out.diagnostics.is_sorted_by_key(|d| d.span) {
+        out.diagnostics.sort_by_key(|d| d.span);
+    }
     let mut first: [Option<&Value>; ParamKind::ALL.len()] = [None; ParamKind::ALL.len()];
+    let mut ambiguous = [false; ParamKind::ALL.len()];
     for mention in &out.params {
-        let Some(slot) = first.get_mut(mention.kind as usize) else { continue };
+        let index = mention.kind as usize;
+        let Some(slot) = first.get_mut(index) else { continue };
         match slot {
             None => *slot = Some(&mention.value),
-            Some(seen) if **seen != mention.value => {
-                out.ambiguous.insert(mention.kind);
-            }
+            Some(seen) if **seen != mention.value => ambiguous[index] = true,
             Some(_) => {}
         }
     }
+    out.ambiguous = ParamKind::ALL.into_iter().filter(|&kind| ambiguous[kind as usize]).collect();
     out
 }

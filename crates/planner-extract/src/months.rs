@@ -4,7 +4,7 @@ use planner_registry::{ParamKind, Value};
 
 use crate::extraction::Problem;
 use crate::scan::{Hit, Scan, is_blank_or_hyphen};
-use crate::token::{DIGITS, HAS_DIGIT};
+use crate::token::{DIGITS, HAS_DIGIT, Tok};
 use crate::vocab::{self, Kw};
 
 /// Months in one unit, when `kw` names a unit of time.
@@ -33,6 +33,12 @@ fn is_relative(kw: Option<Kw>) -> bool {
                 | Kw::Following
         )
     )
+}
+
+/// Whether a window may start with this token (of keyword `kw`): a count in digits, a number
+/// word, a relative word or an article. [`at`] finds nothing at any other token.
+pub(crate) fn can_start(tok: &Tok, kw: Option<Kw>) -> bool {
+    tok.is(HAS_DIGIT) || tok.num > 0 || is_relative(kw) || matches!(kw, Some(Kw::A | Kw::An))
 }
 
 /// A window starting at token `i`.

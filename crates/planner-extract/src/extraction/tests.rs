@@ -325,3 +325,45 @@ proptest! {
         assert_laws(&text, &extract(&text));
     }
 }
+
+/// The main loop asks a matcher only at tokens its `can_start` admits: at every other token of
+/// the input the matcher must find nothing.
+fn assert_matchers_start_where_admitted(question: &str) {
+    let scan = Scan::new(question);
+    for i in 0..scan.len() {
+        let Some(tok) = scan.tok(i) else { continue };
+        let kw = tok.kw();
+        if !agency::can_start(tok) {
+            assert!(agency::at(&scan, i).is_none(), "agency at token {i} of {question:?}");
+        }
+        if !kw.is_some_and(clearance::can_start) {
+            assert!(clearance::at(&scan, i).is_none(), "clearance at token {i} of {question:?}");
+        }
+        if !months::can_start(tok, kw) {
+            assert!(months::at(&scan, i).is_none(), "months at token {i} of {question:?}");
+        }
+        if !tok.is(DIGITS) {
+            assert!(naics::at(&scan, i).is_none(), "naics at token {i} of {question:?}");
+        }
+    }
+}
+
+#[test]
+fn matchers_start_only_where_admitted_on_the_corpus() {
+    let text = include_str!("../../../../fixtures/extract/questions.txt");
+    for line in text.lines() {
+        assert_matchers_start_where_admitted(line);
+    }
+}
+
+proptest! {
+    #[test]
+    fn matchers_start_only_where_admitted(question in arbitrary::keyword_soup()) {
+        assert_matchers_start_where_admitted(&question);
+    }
+
+    #[test]
+    fn matchers_start_only_where_admitted_around_values(planted in arbitrary::planted_question()) {
+        assert_matchers_start_where_admitted(&planted.text);
+    }
+}
