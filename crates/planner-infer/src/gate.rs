@@ -28,6 +28,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::evidence::{Cell, Evidence};
@@ -199,15 +200,19 @@ fn add_text_numbers(text: &str, index: &mut Index) {
             index.dates.insert((year, month, day));
             index.numbers.extend([year.into(), month.into(), day.into()].map(int));
         } else if chunk.bytes().any(|byte| byte.is_ascii_alphabetic()) {
-            // Identifiers, and numbers with a magnitude suffix: the scanner decides.
-            for token in scan(chunk) {
-                match token.kind {
-                    Kind::Number { value, .. } => index.numbers.push(value),
-                    Kind::Ident(ident) => {
-                        index.idents.insert(ident);
-                    }
-                    Kind::Date(..) | Kind::Word(_) => {}
+            // Identifiers, and numbers with a magnitude suffix: the scanner decides. A chunk of
+            // letters and digits alone is one scanner token, read without scanning.
+            let mut add = |kind: Kind<'_>| match kind {
+                Kind::Number { value, .. } => index.numbers.push(value),
+                Kind::Ident(ident) => {
+                    index.idents.insert(ident);
                 }
+                Kind::Date(..) | Kind::Word(_) => {}
+            };
+            if chunk.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
+                scan::mixed(chunk, &mut add);
+            } else {
+                scan(chunk).into_iter().for_each(|token| add(token.kind));
             }
         } else if let Some(value) = Num::parse(chunk) {
             index.numbers.push(value);
@@ -431,7 +436,7 @@ fn render(value: Num) -> String {
     format!("{}{whole}.{fraction}", if value.mantissa < 0 { "-" } else { "" })
 }
 
-fn check_values(tokens: &[Token], index: &Index, misses: &mut Vec<Miss>) {
+fn check_values(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>) {
     for token in tokens {
         match &token.kind {
             Kind::Number { value, percent } if !index.knows_number(*value, *percent) => {
@@ -457,8 +462,13 @@ const OPENERS: &[&str] = &[
     "there", "our", "your", "we", "they", "it", "only", "also", "however", "overall", "note",
 ];
 
-fn check_entities(tokens: &[Token], index: &Index, config: &GateConfig, misses: &mut Vec<Miss>) {
-    let capitalised = |token: &Token| match &token.kind {
+fn check_entities(
+    tokens: &[Token<'_>],
+    index: &Index,
+    config: &GateConfig,
+    misses: &mut Vec<Miss>,
+) {
+    let capitalised = |token: &Token<'_>| match &token.kind {
         Kind::Word(word) => word.chars().next().is_some_and(char::is_uppercase),
         _ => false,
     };
@@ -479,7 +489,7 @@ fn check_entities(tokens: &[Token], index: &Index, config: &GateConfig, misses: 
             let mut probe = end;
             while probe < tokens.len()
                 && tokens[probe].clause == clause
-                && matches!(&tokens[probe].kind, Kind::Word(word) if CONNECTORS.contains(&word.as_str()))
+                && matches!(&tokens[probe].kind, Kind::Word(word) if CONNECTORS.contains(word))
             {
                 probe += 1;
             }
@@ -495,21 +505,19 @@ fn check_entities(tokens: &[Token], index: &Index, config: &GateConfig, misses: 
         }
         let mut words: Vec<&str> = tokens[at..end]
             .iter()
-            .filter_map(|token| match &token.kind {
-                Kind::Word(word) => Some(word.as_str()),
+            .filter_map(|token| match token.kind {
+                Kind::Word(word) => Some(word),
                 _ => None,
             })
             .collect();
         let opens_sentence = tokens[at].starts_sentence;
-        if opens_sentence
-            && words.first().is_some_and(|word| OPENERS.contains(&word.to_lowercase().as_str()))
-        {
+        if opens_sentence && words.first().is_some_and(|word| OPENERS.contains(&&*lower(word))) {
             words.remove(0);
         }
-        while words.first().is_some_and(|word| CONNECTORS.contains(&word.to_lowercase().as_str())) {
+        while words.first().is_some_and(|word| CONNECTORS.contains(&&*lower(word))) {
             words.remove(0);
         }
-        let meaningful = words.iter().any(|word| !config.vocabulary.contains(&word.to_lowercase()));
+        let meaningful = words.iter().any(|word| !config.vocabulary.contains(&*lower(word)));
         let lone_opener =
             opens_sentence && end - at == 1 && !is_acronym(words.first().copied().unwrap_or(""));
         if meaningful && !lone_opener {
@@ -524,16 +532,25 @@ fn check_entities(tokens: &[Token], index: &Index, config: &GateConfig, misses: 
     }
 }
 
+/// `word` in lower case, borrowed when it already is.
+fn lower(word: &str) -> Cow<'_, str> {
+    if word.bytes().all(|byte| byte.is_ascii() && !byte.is_ascii_uppercase()) {
+        Cow::Borrowed(word)
+    } else {
+        Cow::Owned(word.to_lowercase())
+    }
+}
+
 fn is_acronym(word: &str) -> bool {
     word.len() >= 2 && word.chars().all(|ch| ch.is_ascii_uppercase())
 }
 
 /// The words and numbers of a run of tokens, normalised as in [`normalise`].
-fn words_text(tokens: &[Token]) -> String {
+fn words_text(tokens: &[Token<'_>]) -> String {
     let mut text = String::from(" ");
     for token in tokens {
         if let Kind::Word(word) = &token.kind {
-            text.push_str(&word.to_lowercase());
+            text.push_str(&lower(word));
             text.push(' ');
         } else if let Kind::Number { value, .. } = &token.kind {
             text.push_str(&render(*value));
@@ -543,7 +560,7 @@ fn words_text(tokens: &[Token]) -> String {
     text
 }
 
-fn check_suppressed(tokens: &[Token], index: &Index, misses: &mut Vec<Miss>) {
+fn check_suppressed(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>) {
     if index.suppressed.is_empty() {
         return;
     }
@@ -578,19 +595,19 @@ fn check_suppressed(tokens: &[Token], index: &Index, misses: &mut Vec<Miss>) {
     }
 }
 
-fn check_people(tokens: &[Token], misses: &mut Vec<Miss>) {
+fn check_people(tokens: &[Token<'_>], misses: &mut Vec<Miss>) {
     for clause in tokens.chunk_by(|a, b| a.clause == b.clause) {
-        let words: Vec<String> = clause
+        let words: Vec<Cow<'_, str>> = clause
             .iter()
-            .filter_map(|token| match &token.kind {
-                Kind::Word(word) => Some(word.to_lowercase()),
+            .filter_map(|token| match token.kind {
+                Kind::Word(word) => Some(lower(word)),
                 _ => None,
             })
             .collect();
-        let people = words.iter().any(|word| PEOPLE.contains(&word.as_str()));
+        let people = words.iter().any(|word| PEOPLE.contains(&&**word));
         let ranking = words.iter().enumerate().any(|(at, word)| {
             // `top secret` is a clearance level, not a ranking.
-            RANKING.contains(&word.as_str())
+            RANKING.contains(&&**word)
                 && !(word == "top" && words.get(at + 1).is_some_and(|next| next == "secret"))
         });
         if people && ranking {

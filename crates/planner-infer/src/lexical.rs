@@ -14,7 +14,7 @@
 
 mod lexicon;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
 use planner_registry::ParamKind;
 
@@ -57,8 +57,8 @@ const GENERIC_TERMS: &[&str] =
 #[derive(Debug)]
 pub struct LexicalProposer {
     lexicon: Lexicon,
-    /// Term → column of the weight rows.
-    terms: BTreeMap<String, usize>,
+    /// Term → column of the weight rows (only looked up; columns follow first appearance).
+    terms: HashMap<String, usize>,
     intents: Vec<Indexed>,
     /// Per term column: whether it may decide a pick (not generic, and distinctive).
     decisive: Vec<bool>,
@@ -139,11 +139,16 @@ impl LexicalProposer {
             }
             fields.push(entries);
         }
-        let mut terms = BTreeMap::new();
+        let mut terms = HashMap::new();
+        // The terms by column, in order of first appearance.
+        let mut columns: Vec<&str> = Vec::new();
         for entries in &fields {
             for (term, _) in entries {
                 let next = terms.len();
-                terms.entry(term.clone()).or_insert(next);
+                terms.entry(term.clone()).or_insert_with(|| {
+                    columns.push(term.as_str());
+                    next
+                });
             }
         }
         // Document frequency over what intents say of themselves (plane cues left out), and
@@ -169,8 +174,8 @@ impl LexicalProposer {
             }
         }
         let mut decisive = vec![false; terms.len()];
-        for (term, &column) in &terms {
-            decisive[column] = !GENERIC_TERMS.contains(&term.as_str())
+        for (column, term) in columns.iter().enumerate() {
+            decisive[column] = !GENERIC_TERMS.contains(term)
                 && (1..=DISTINCTIVE_DF).contains(&strong_frequency[column]);
         }
         let count = fields.len() as f32;
@@ -256,8 +261,17 @@ impl LexicalProposer {
             .iter()
             .map(|intent| intent.required.iter().all(|kind| available.contains(kind)))
             .collect();
+        // Per kind: how many bindable intents provide it.
+        let mut providers = [0usize; ParamKind::ALL.len()];
+        for (intent, _) in self.intents.iter().zip(&bindable).filter(|(_, bindable)| **bindable) {
+            for kind in ParamKind::ALL {
+                if intent.provides.contains(&kind) {
+                    providers[kind as usize] += 1;
+                }
+            }
+        }
         let factors: Vec<(f32, bool)> = (0..self.intents.len())
-            .map(|index| self.param_factor(index, available, &bindable))
+            .map(|index| self.param_factor(index, available, &bindable, &providers))
             .collect();
 
         // (intent, score, context, segment)
@@ -427,6 +441,7 @@ impl LexicalProposer {
         index: usize,
         available: &BTreeSet<ParamKind>,
         bindable: &[bool],
+        providers: &[usize; ParamKind::ALL.len()],
     ) -> (f32, bool) {
         let intent = &self.intents[index];
         let mut factor = 1.0;
@@ -435,7 +450,7 @@ impl LexicalProposer {
         for kind in &intent.required {
             if available.contains(kind) {
                 factor += REQUIRED_BONUS;
-            } else if self.providable(index, *kind, bindable) {
+            } else if self.providable(index, *kind, bindable, providers) {
                 provided = true;
             } else {
                 missing = true;
@@ -455,11 +470,17 @@ impl LexicalProposer {
         (factor, missing)
     }
 
-    /// Whether another intent, bindable from the available params, provides `kind`.
-    fn providable(&self, index: usize, kind: ParamKind, bindable: &[bool]) -> bool {
-        self.intents.iter().enumerate().any(|(other, intent)| {
-            other != index && bindable[other] && intent.provides.contains(&kind)
-        })
+    /// Whether another intent, bindable from the available params, provides `kind`:
+    /// `providers` counts the bindable providers of each kind, this one included.
+    fn providable(
+        &self,
+        index: usize,
+        kind: ParamKind,
+        bindable: &[bool],
+        providers: &[usize; ParamKind::ALL.len()],
+    ) -> bool {
+        let own = usize::from(bindable[index] && self.intents[index].provides.contains(&kind));
+        providers[kind as usize] > own
     }
 }
 

@@ -36,33 +36,42 @@ impl Num {
                 return None;
             }
         }
-        let digits: String =
-            whole.chars().filter(|ch| *ch != ',').chain(fraction.chars()).collect();
-        if digits.is_empty() || digits.len() > 30 || !digits.chars().all(|ch| ch.is_ascii_digit()) {
+        // The digits of both parts, separators left out: at most 30 of them, so the value fits
+        // an i128 without overflow.
+        let digits = whole.bytes().filter(|&byte| byte != b',').chain(fraction.bytes());
+        let mut count = 0usize;
+        let mut mantissa = 0i128;
+        for byte in digits {
+            if !byte.is_ascii_digit() || count == 30 {
+                return None;
+            }
+            count += 1;
+            mantissa = mantissa * 10 + i128::from(byte - b'0');
+        }
+        if count == 0 {
             return None;
         }
-        let mantissa: i128 = digits.parse().ok()?;
         Some(Num { mantissa, scale: i32::try_from(fraction.len()).ok()? })
     }
 }
 
 /// What a token is.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Kind {
+pub(crate) enum Kind<'a> {
     /// A number; `percent` when followed by `%` or `percent`.
     Number { value: Num, percent: bool },
     /// A date: `(year, month, day)`; day 0 means a month-year.
     Date(u16, u8, u8),
     /// Letters and digits together, normalised to upper-case alphanumerics (UEI, PIID).
     Ident(String),
-    /// A word of letters, as written (possessive `'s` removed).
-    Word(String),
+    /// A word of letters, as written (possessive `'s` removed), borrowed from the text.
+    Word(&'a str),
 }
 
 /// One scanned token.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Token {
-    pub(crate) kind: Kind,
+pub(crate) struct Token<'a> {
+    pub(crate) kind: Kind<'a>,
     /// The sentence it is in (0-based).
     pub(crate) sentence: u32,
     /// The clause it is in (0-based, across the narration).
@@ -90,28 +99,34 @@ const MONTHS: [&str; 12] = [
 ];
 
 pub(crate) fn month(word: &str) -> Option<u8> {
-    let lower = word.to_ascii_lowercase();
-    let lower = lower.trim_end_matches('.');
+    // Trailing dots off, then compared ignoring ASCII case (the names are lower-case ASCII).
+    let word = word.trim_end_matches('.');
     let index = MONTHS.iter().position(|name| {
-        *name == lower
-            || (lower.len() == 3 && name.starts_with(lower))
-            || (lower == "sept" && *name == "september")
+        name.eq_ignore_ascii_case(word)
+            || (word.len() == 3 && name.as_bytes()[..3].eq_ignore_ascii_case(word.as_bytes()))
+            || (word.eq_ignore_ascii_case("sept") && *name == "september")
     })?;
     u8::try_from(index + 1).ok()
 }
 
 /// Parses `YYYY-MM-DD` or `MM/DD/YYYY`.
 pub(crate) fn date(text: &str) -> Option<(u16, u8, u8)> {
-    let parts: Vec<&str> = text.split(['-', '/']).collect();
-    if parts.len() != 3
-        || !parts.iter().all(|part| !part.is_empty() && part.chars().all(|ch| ch.is_ascii_digit()))
+    let mut parts = text.split(['-', '/']);
+    let (Some(first), Some(second), Some(third), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return None;
+    };
+    if ![first, second, third]
+        .iter()
+        .all(|part| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit()))
     {
         return None;
     }
-    let (year, month, day) = if parts[0].len() == 4 {
-        (parts[0], parts[1], parts[2])
-    } else if parts[2].len() == 4 && text.contains('/') {
-        (parts[2], parts[0], parts[1])
+    let (year, month, day) = if first.len() == 4 {
+        (first, second, third)
+    } else if third.len() == 4 && text.contains('/') {
+        (third, first, second)
     } else {
         return None;
     };
@@ -122,17 +137,29 @@ pub(crate) fn date(text: &str) -> Option<(u16, u8, u8)> {
 }
 
 fn magnitude(word: &str) -> Option<i32> {
-    match word.to_ascii_lowercase().as_str() {
-        "thousand" | "k" => Some(3),
-        "million" | "millions" | "m" | "mm" | "mn" => Some(6),
-        "billion" | "billions" | "b" | "bn" => Some(9),
-        "trillion" => Some(12),
-        _ => None,
+    const WORDS: &[(&str, i32)] = &[
+        ("thousand", 3),
+        ("k", 3),
+        ("million", 6),
+        ("millions", 6),
+        ("m", 6),
+        ("mm", 6),
+        ("mn", 6),
+        ("billion", 9),
+        ("billions", 9),
+        ("b", 9),
+        ("bn", 9),
+        ("trillion", 12),
+    ];
+    // Words longer than any magnitude word skip the comparisons.
+    if word.len() > 8 {
+        return None;
     }
+    WORDS.iter().find(|(name, _)| name.eq_ignore_ascii_case(word)).map(|&(_, shift)| shift)
 }
 
 /// Scans a narration into tokens.
-pub(crate) fn scan(text: &str) -> Vec<Token> {
+pub(crate) fn scan(text: &str) -> Vec<Token<'_>> {
     // (chunk, sentence, clause, part, starts a sentence, followed by `%`)
     let mut raw: Vec<(&str, u32, u32, u32, bool, bool)> = Vec::new();
     let chars: Vec<(usize, char)> = text.char_indices().collect();
@@ -227,29 +254,7 @@ pub(crate) fn scan(text: &str) -> Vec<Token> {
                 }
             }
         } else if has_digit {
-            let split = chunk.find(|ch: char| ch.is_alphabetic()).unwrap_or(0);
-            let (digits, suffix) = chunk.split_at(split);
-            if let (Some(mut value), Some(shift)) = (Num::parse(digits), magnitude(suffix)) {
-                value.scale -= shift;
-                tokens.push(token(Kind::Number { value, percent: false }));
-            } else {
-                let ident: String = chunk
-                    .chars()
-                    .filter(char::is_ascii_alphanumeric)
-                    .collect::<String>()
-                    .to_ascii_uppercase();
-                if ident.len() >= 4 {
-                    tokens.push(token(Kind::Ident(ident)));
-                } else {
-                    for run in
-                        chunk.split(|ch: char| !ch.is_ascii_digit()).filter(|run| !run.is_empty())
-                    {
-                        if let Some(value) = Num::parse(run) {
-                            tokens.push(token(Kind::Number { value, percent: false }));
-                        }
-                    }
-                }
-            }
+            mixed(chunk, |kind| tokens.push(token(kind)));
         } else {
             for (offset, word) in
                 chunk.split(['-', '/', '&']).filter(|word| !word.is_empty()).enumerate()
@@ -258,7 +263,7 @@ pub(crate) fn scan(text: &str) -> Vec<Token> {
                 let word = word.trim_matches(|ch: char| !ch.is_alphanumeric());
                 if !word.is_empty() {
                     tokens.push(Token {
-                        kind: Kind::Word(word.to_owned()),
+                        kind: Kind::Word(word),
                         sentence: *sentence,
                         clause: *clause,
                         part: *part,
@@ -272,18 +277,43 @@ pub(crate) fn scan(text: &str) -> Vec<Token> {
     fold_month_dates(tokens)
 }
 
-/// Folds `March 31, 2026`, `31 March 2026` and `March 2026` into dates.
-fn fold_month_dates(mut tokens: Vec<Token>) -> Vec<Token> {
-    let small = |token: Option<&Token>, range: std::ops::RangeInclusive<i128>| -> Option<i128> {
-        match token.map(|token| &token.kind) {
-            Some(Kind::Number { value, percent: false })
-                if value.scale == 0 && range.contains(&value.mantissa) =>
-            {
-                Some(value.mantissa)
+/// The tokens of a chunk holding both digits and letters: a number with a magnitude suffix
+/// (`12M`), an identifier of at least four letters and digits (upper-cased), or else the runs
+/// of digits as numbers.
+pub(crate) fn mixed(chunk: &str, mut emit: impl FnMut(Kind<'static>)) {
+    let split = chunk.find(|ch: char| ch.is_alphabetic()).unwrap_or(0);
+    let (digits, suffix) = chunk.split_at(split);
+    if let (Some(mut value), Some(shift)) = (Num::parse(digits), magnitude(suffix)) {
+        value.scale -= shift;
+        emit(Kind::Number { value, percent: false });
+        return;
+    }
+    let ident: String =
+        chunk.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_uppercase();
+    if ident.len() >= 4 {
+        emit(Kind::Ident(ident));
+    } else {
+        for run in chunk.split(|ch: char| !ch.is_ascii_digit()).filter(|run| !run.is_empty()) {
+            if let Some(value) = Num::parse(run) {
+                emit(Kind::Number { value, percent: false });
             }
-            _ => None,
         }
-    };
+    }
+}
+
+/// Folds `March 31, 2026`, `31 March 2026` and `March 2026` into dates.
+fn fold_month_dates(mut tokens: Vec<Token<'_>>) -> Vec<Token<'_>> {
+    let small =
+        |token: Option<&Token<'_>>, range: std::ops::RangeInclusive<i128>| -> Option<i128> {
+            match token.map(|token| &token.kind) {
+                Some(Kind::Number { value, percent: false })
+                    if value.scale == 0 && range.contains(&value.mantissa) =>
+                {
+                    Some(value.mantissa)
+                }
+                _ => None,
+            }
+        };
     let has_month =
         tokens.iter().any(|token| matches!(&token.kind, Kind::Word(word) if month(word).is_some()));
     if !has_month {
@@ -312,7 +342,8 @@ fn fold_month_dates(mut tokens: Vec<Token>) -> Vec<Token> {
                 continue;
             }
             if let Some(year) = small(tokens.get(index + 1), 1900..=2200) {
-                if let Some(day) = out.last().and_then(|last: &Token| small(Some(last), 1..=31)) {
+                if let Some(day) = out.last().and_then(|last: &Token<'_>| small(Some(last), 1..=31))
+                {
                     out.pop();
                     out.push(date(year, day));
                 } else {
@@ -322,19 +353,18 @@ fn fold_month_dates(mut tokens: Vec<Token>) -> Vec<Token> {
                 continue;
             }
         }
-        let placeholder =
-            Token { kind: Kind::Word(String::new()), ..tokens[index].clone_position() };
+        let placeholder = tokens[index].clone_position();
         out.push(std::mem::replace(&mut tokens[index], placeholder));
         index += 1;
     }
     out
 }
 
-impl Token {
+impl<'a> Token<'a> {
     /// A copy of the position fields, with an empty word.
-    fn clone_position(&self) -> Token {
+    fn clone_position(&self) -> Token<'a> {
         Token {
-            kind: Kind::Word(String::new()),
+            kind: Kind::Word(""),
             sentence: self.sentence,
             clause: self.clause,
             part: self.part,
@@ -347,10 +377,22 @@ impl Token {
 /// `contains(" word ")` tests whole words.
 pub(crate) fn normalise(text: &str, out: &mut String) {
     out.push(' ');
-    for word in text.split(|ch: char| !ch.is_alphanumeric()).filter(|word| !word.is_empty()) {
-        for ch in word.chars().flat_map(char::to_lowercase) {
-            out.push(ch);
+    let mut in_word = false;
+    for ch in text.chars() {
+        if ch.is_ascii_alphanumeric() {
+            out.push(ch.to_ascii_lowercase());
+            in_word = true;
+        } else if ch.is_ascii() || !ch.is_alphanumeric() {
+            if in_word {
+                out.push(' ');
+                in_word = false;
+            }
+        } else {
+            out.extend(ch.to_lowercase());
+            in_word = true;
         }
+    }
+    if in_word {
         out.push(' ');
     }
 }

@@ -7,7 +7,7 @@
 //! another domain still matches on its own words.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// Surface phrases and the concept words they become. Phrases are matched on stemmed tokens,
 /// longest first; an empty concept list drops the phrase.
@@ -543,23 +543,24 @@ type Phrase = (Vec<String>, &'static [&'static str]);
 /// The normaliser: stemmer, stop words and thesaurus, built once.
 #[derive(Debug)]
 pub(crate) struct Lexicon {
-    /// First stem of a phrase → (phrase stems, concepts), longest phrase first.
-    phrases: BTreeMap<String, Vec<Phrase>>,
+    /// First stem of a phrase → (phrase stems, concepts), longest phrase first. Only looked
+    /// up, never iterated.
+    phrases: HashMap<String, Vec<Phrase>>,
     stop: Vec<&'static str>,
 }
 
 impl Lexicon {
     pub(crate) fn new() -> Lexicon {
-        let mut phrases: BTreeMap<String, Vec<Phrase>> = BTreeMap::new();
+        let mut phrases: HashMap<String, Vec<Phrase>> = HashMap::new();
         for &(surface, concepts) in THESAURUS {
             let stems: Vec<String> =
                 words(surface).into_iter().map(|(word, _)| stem(&word)).collect();
             if let Some(first) = stems.first() {
-                phrases.entry(first.clone()).or_default().push((stems, concepts));
+                let entries = phrases.entry(first.clone()).or_default();
+                entries.push((stems, concepts));
+                // Stable: longest first, equal lengths in thesaurus order.
+                entries.sort_by_key(|entry| std::cmp::Reverse(entry.0.len()));
             }
-        }
-        for entries in phrases.values_mut() {
-            entries.sort_by_key(|entry| std::cmp::Reverse(entry.0.len()));
         }
         let mut stop: Vec<&'static str> = STOP_WORDS.to_vec();
         stop.sort_unstable();
@@ -581,11 +582,17 @@ impl Lexicon {
         };
         let mut stems: Vec<String> = Vec::new();
         let mut positions: Vec<usize> = Vec::new();
-        for (word, at) in words(text) {
+        let words = words(text);
+        stems.reserve(words.len());
+        positions.reserve(words.len());
+        for (mut word, at) in words {
             if inside(masked, at) || (word == STOP && inside(protected, at)) {
                 continue;
             }
-            stems.push(if word == STOP { word } else { stem(&word) });
+            if word != STOP {
+                stem_in_place(&mut word);
+            }
+            stems.push(word);
             positions.push(at);
         }
         let mut terms = Vec::with_capacity(stems.len());
@@ -641,11 +648,18 @@ impl Lexicon {
 /// → `vendors`). Sentence and clause punctuation (`?` `!` `;` `:`, and `,` `.` before a space)
 /// becomes [`STOP`].
 fn words(text: &str) -> Vec<(String, usize)> {
-    let mut out: Vec<(String, usize)> = Vec::new();
-    let mut word = String::new();
+    let mut out: Vec<(String, usize)> = Vec::with_capacity(text.len() / 5 + 4);
+    let mut word = String::with_capacity(WORD_CAPACITY);
     let mut start = 0;
     let mut chars = text.char_indices().peekable();
     while let Some((at, ch)) = chars.next() {
+        if ch.is_ascii_alphanumeric() {
+            if word.is_empty() {
+                start = at;
+            }
+            word.push(ch.to_ascii_lowercase());
+            continue;
+        }
         if ch.is_alphanumeric() {
             if word.is_empty() {
                 start = at;
@@ -657,7 +671,7 @@ fn words(text: &str) -> Vec<(String, usize)> {
             continue;
         }
         if !word.is_empty() {
-            out.push((std::mem::take(&mut word), start));
+            out.push((std::mem::replace(&mut word, String::with_capacity(WORD_CAPACITY)), start));
         }
         let next_is_space = chars.peek().is_none_or(|(_, next)| next.is_whitespace());
         let breaks = matches!(ch, '?' | '!' | ';' | ':' | '\n')
@@ -672,13 +686,31 @@ fn words(text: &str) -> Vec<(String, usize)> {
     out
 }
 
+/// Room for most words without growing.
+const WORD_CAPACITY: usize = 16;
+
 /// A light suffix stripper: plurals, `-ing`, `-ed`, then a final `e`, so that `expires`,
 /// `expiring` and `expired` meet at `expir`.
 pub(crate) fn stem(word: &str) -> String {
-    let mut stem = word;
-    if stem.len() > 4 && stem.ends_with("ies") {
-        return format!("{}y", &stem[..stem.len() - 3]);
+    let mut stem = word.to_owned();
+    stem_in_place(&mut stem);
+    stem
+}
+
+/// [`stem`] without a new string: the word is cut (or its `ies` made `y`) where it lies.
+pub(crate) fn stem_in_place(word: &mut String) {
+    if word.len() > 4 && word.ends_with("ies") {
+        word.truncate(word.len() - 3);
+        word.push('y');
+        return;
     }
+    let end = stem_end(word);
+    word.truncate(end);
+}
+
+/// The length of `word`'s stem (everything but the `ies` rule).
+fn stem_end(word: &str) -> usize {
+    let mut stem = word;
     if stem.len() > 3
         && stem.ends_with('s')
         && !stem.ends_with("ss")
@@ -695,10 +727,12 @@ pub(crate) fn stem(word: &str) -> String {
         stem = &stem[..stem.len() - 2];
         stripped = true;
     }
-    // `winning` → `win`, `planned` → `plan`.
+    // `winning` → `win`, `planned` → `plan`. Only an ASCII letter is doubled: equal trailing
+    // bytes of a multi-byte character (`ꀀ` ends in 0x80 0x80) are not a doubled letter.
     let bytes = stem.as_bytes();
     if stripped
         && bytes.len() >= 3
+        && bytes[bytes.len() - 1].is_ascii()
         && bytes[bytes.len() - 1] == bytes[bytes.len() - 2]
         && !matches!(bytes[bytes.len() - 1], b'l' | b's' | b'z' | b'e' | b'o' | b'f')
     {
@@ -707,7 +741,7 @@ pub(crate) fn stem(word: &str) -> String {
     if stem.len() > 4 && stem.ends_with('e') {
         stem = &stem[..stem.len() - 1];
     }
-    stem.to_owned()
+    stem.len()
 }
 
 #[cfg(test)]
@@ -729,6 +763,9 @@ mod tests {
         assert_eq!(stem("competitors"), "competitor");
         assert_eq!(stem("companies"), "company");
         assert_eq!(stem("winning"), "win");
+        // A multi-byte character whose last two bytes are equal is not a doubled letter.
+        assert_eq!(stem("\u{a000}ing"), "\u{a000}");
+        assert_eq!(stem("studies"), "study");
     }
 
     #[test]
