@@ -5,6 +5,9 @@
 //! the extractors (for example "Department of Veterans Affairs") are masked first, so that an
 //! agency is never mistaken for a protected attribute.
 
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
 use planner_extract::Extraction;
 use planner_registry::ParamKind;
 
@@ -355,6 +358,87 @@ const COMPANIES: &[&str] = &[
     "awardees",
 ];
 
+/// Which phrase list a phrase belongs to.
+#[derive(Debug, Clone, Copy)]
+enum Group {
+    /// `PROTECTED[n]`.
+    Protected(usize),
+    /// `PROTECTED_WITH_PEOPLE[n]`.
+    WithPeople(usize),
+    People,
+    Companies,
+    RankVerb,
+}
+
+/// First word → the phrases starting with it (as words) and their lists.
+type PhraseIndex = HashMap<&'static str, Vec<(Vec<&'static str>, Group)>>;
+
+/// Every phrase of the lists, split into words and filed under its first word, so that one
+/// pass over the question's words finds every phrase it contains.
+static PHRASES: LazyLock<PhraseIndex> = LazyLock::new(|| {
+    let mut index = PhraseIndex::new();
+    let mut add = |phrase: &'static str, group: Group| {
+        let parts: Vec<&'static str> = phrase.split(' ').collect();
+        if let Some(&first) = parts.first() {
+            index.entry(first).or_default().push((parts, group));
+        }
+    };
+    for (n, (_, phrases)) in PROTECTED.iter().enumerate() {
+        phrases.iter().for_each(|phrase| add(phrase, Group::Protected(n)));
+    }
+    for (n, (_, phrases)) in PROTECTED_WITH_PEOPLE.iter().enumerate() {
+        phrases.iter().for_each(|phrase| add(phrase, Group::WithPeople(n)));
+    }
+    PEOPLE.iter().for_each(|phrase| add(phrase, Group::People));
+    COMPANIES.iter().for_each(|phrase| add(phrase, Group::Companies));
+    RANK_VERBS.iter().for_each(|phrase| add(phrase, Group::RankVerb));
+    index
+});
+
+/// The phrase lists a question's words contain.
+#[derive(Debug, Default)]
+struct Found {
+    /// Bit `n`: some phrase of `PROTECTED[n]` occurs.
+    protected: u64,
+    /// Bit `n`: some phrase of `PROTECTED_WITH_PEOPLE[n]` occurs.
+    with_people: u64,
+    people: bool,
+    companies: bool,
+    ranks: bool,
+}
+
+impl Found {
+    /// Matches every phrase against the words: a phrase occurs when its words appear
+    /// consecutively.
+    fn of(words: &[&str]) -> Found {
+        let mut found = Found::default();
+        for (at, word) in words.iter().enumerate() {
+            let Some(candidates) = PHRASES.get(word) else { continue };
+            for (parts, group) in candidates {
+                if words.get(at..at + parts.len()).is_none_or(|window| window != parts.as_slice()) {
+                    continue;
+                }
+                match *group {
+                    Group::Protected(n) => found.protected |= 1 << n,
+                    Group::WithPeople(n) => found.with_people |= 1 << n,
+                    Group::People => found.people = true,
+                    Group::Companies => found.companies = true,
+                    Group::RankVerb => found.ranks = true,
+                }
+            }
+        }
+        found
+    }
+}
+
+/// The first category of `table` whose bit is set in `mask`.
+fn first_category(mask: u64, table: &[(&'static str, &[&str])]) -> Option<&'static str> {
+    table.iter().enumerate().find(|(n, _)| mask & (1 << n) != 0).map(|(_, (category, _))| *category)
+}
+
+// One bit per category.
+const _: () = assert!(PROTECTED.len() <= 64 && PROTECTED_WITH_PEOPLE.len() <= 64);
+
 /// Screens a question whose input shape is valid. `extraction` is the extractors' output for the
 /// same text; agency spans are masked before matching.
 pub fn screen(question: &str, extraction: &Extraction) -> Option<Refusal> {
@@ -374,29 +458,19 @@ pub fn screen(question: &str, extraction: &Extraction) -> Option<Refusal> {
         .split(|c: char| !(c.is_alphanumeric() || c == '-'))
         .filter(|it| !it.is_empty())
         .collect();
-    let has_phrase = |phrase: &str| {
-        let parts: Vec<&str> = phrase.split(' ').collect();
-        words.windows(parts.len()).any(|window| window == parts.as_slice())
-    };
-    for (category, phrases) in PROTECTED {
-        if phrases.iter().any(|phrase| has_phrase(phrase)) {
-            return Some(Refusal::ProtectedAttribute(category));
-        }
+    let found = Found::of(&words);
+    if let Some(category) = first_category(found.protected, PROTECTED) {
+        return Some(Refusal::ProtectedAttribute(category));
     }
-    let about_people = PEOPLE.iter().any(|noun| has_phrase(noun));
-    if about_people {
-        for (category, phrases) in PROTECTED_WITH_PEOPLE {
-            if phrases.iter().any(|phrase| has_phrase(phrase)) {
-                return Some(Refusal::ProtectedAttribute(category));
-            }
-        }
+    let about_people = found.people;
+    if about_people && let Some(category) = first_category(found.with_people, PROTECTED_WITH_PEOPLE)
+    {
+        return Some(Refusal::ProtectedAttribute(category));
     }
     // "Rank the vendors" ranks companies, which is allowed; ranking is refused when the
     // question is about people and not about companies, or when a ranking word qualifies a
     // people noun directly ("the best candidates").
-    let about_companies = COMPANIES.iter().any(|noun| has_phrase(noun));
-    let ranks = RANK_VERBS.iter().any(|verb| has_phrase(verb));
-    if ranks && about_people && !about_companies {
+    if found.ranks && about_people && !found.companies {
         return Some(Refusal::RanksPeople);
     }
     // A ranking adjective qualifying a people noun within a few words ("the best TS/SCI
@@ -406,7 +480,8 @@ pub fn screen(question: &str, extraction: &Extraction) -> Option<Refusal> {
             && words.get(i + 1) != Some(&"secret")
             && words.iter().skip(i + 1).take(4).any(|next| PEOPLE.contains(next))
     }) || words.windows(3).any(|w| {
-        RANK_ADJECTIVES.contains(&[w[0], w[1]].join(" ").as_str()) && PEOPLE.contains(&w[2])
+        RANK_ADJECTIVES.iter().any(|adjective| adjective.split_once(' ') == Some((w[0], w[1])))
+            && PEOPLE.contains(&w[2])
     });
     if qualifies_people {
         return Some(Refusal::RanksPeople);
@@ -466,6 +541,99 @@ mod tests {
             "Top vendors by market share in NAICS 541512",
         ] {
             assert_eq!(check(question), None, "{question}");
+        }
+    }
+
+    /// The phrase matching of [`screen`] written the plain way: every phrase against every
+    /// window of words. The indexed matcher must agree with it on every question.
+    fn screen_plainly(question: &str, extraction: &Extraction) -> Option<Refusal> {
+        let mut text = question.to_lowercase();
+        if text.len() == question.len() {
+            for mention in extraction.params.iter().filter(|it| it.kind == ParamKind::Agency) {
+                if text.is_char_boundary(mention.span.start)
+                    && text.is_char_boundary(mention.span.end)
+                {
+                    text.replace_range(
+                        mention.span.start..mention.span.end,
+                        &" ".repeat(mention.span.end - mention.span.start),
+                    );
+                }
+            }
+        }
+        let words: Vec<&str> = text
+            .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+            .filter(|it| !it.is_empty())
+            .collect();
+        let has_phrase = |phrase: &str| {
+            let parts: Vec<&str> = phrase.split(' ').collect();
+            words.windows(parts.len()).any(|window| window == parts.as_slice())
+        };
+        for (category, phrases) in PROTECTED {
+            if phrases.iter().any(|phrase| has_phrase(phrase)) {
+                return Some(Refusal::ProtectedAttribute(category));
+            }
+        }
+        let about_people = PEOPLE.iter().any(|noun| has_phrase(noun));
+        if about_people {
+            for (category, phrases) in PROTECTED_WITH_PEOPLE {
+                if phrases.iter().any(|phrase| has_phrase(phrase)) {
+                    return Some(Refusal::ProtectedAttribute(category));
+                }
+            }
+        }
+        let about_companies = COMPANIES.iter().any(|noun| has_phrase(noun));
+        let ranks = RANK_VERBS.iter().any(|verb| has_phrase(verb));
+        if ranks && about_people && !about_companies {
+            return Some(Refusal::RanksPeople);
+        }
+        let qualifies_people = words.iter().enumerate().any(|(i, word)| {
+            RANK_ADJECTIVES.contains(word)
+                && words.get(i + 1) != Some(&"secret")
+                && words.iter().skip(i + 1).take(4).any(|next| PEOPLE.contains(next))
+        }) || words.windows(3).any(|w| {
+            RANK_ADJECTIVES.contains(&[w[0], w[1]].join(" ").as_str()) && PEOPLE.contains(&w[2])
+        });
+        qualifies_people.then_some(Refusal::RanksPeople)
+    }
+
+    #[test]
+    fn indexed_phrases_agree_with_plain_matching() {
+        let corpus = [
+            include_str!("../../../fixtures/eval/dev.jsonl"),
+            include_str!("../../../fixtures/eval/holdout.jsonl"),
+        ];
+        let mut questions: Vec<String> = corpus
+            .iter()
+            .flat_map(|text| text.lines())
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter_map(|json| json["question"].as_str().map(str::to_owned))
+            .collect();
+        assert!(questions.len() > 100);
+        // Every phrase of every list, alone and inside a question, with the neighbours that
+        // change the verdict.
+        let lists = PROTECTED
+            .iter()
+            .chain(PROTECTED_WITH_PEOPLE)
+            .flat_map(|(_, phrases)| phrases.iter())
+            .chain(PEOPLE)
+            .chain(COMPANIES)
+            .chain(RANK_VERBS)
+            .chain(RANK_ADJECTIVES);
+        for phrase in lists {
+            questions.push((*phrase).to_owned());
+            questions.push(format!("How many candidates are {phrase}?"));
+            questions.push(format!("{phrase} the vendors in 541512 for the Army"));
+            questions.push(format!("Which {phrase} staff are cleared"));
+        }
+        questions.push("the most qualified TS/SCI candidates".to_owned());
+        questions.push("Rank our bench; vendors too".to_owned());
+        for question in &questions {
+            let extraction = planner_extract::extract(question);
+            assert_eq!(
+                screen(question, &extraction),
+                screen_plainly(question, &extraction),
+                "{question}"
+            );
         }
     }
 
