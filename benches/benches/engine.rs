@@ -1,11 +1,18 @@
 //! The planning path (screen, extract, lexical proposal, validation, binding) per question over
-//! the development corpus: the work `planner plan` and every answer do before any SQL runs.
+//! the development corpus: the work `planner plan` and every answer do before any SQL runs; and,
+//! when DATABASE_URL is set, whole answers in process (`engine/answer_*`: plan, guarded SQL,
+//! narration, gate, checkpoint and audit) on the demo dataset at scale 1, in a database of its
+//! own (`planner_bench_answers`, created, migrated and seeded on first use).
 //!
 //! `cargo bench -p planner-benches --bench engine`
 
+use std::str::FromStr as _;
+
 use criterion::{Criterion, criterion_group, criterion_main};
-use planner_engine::{Planner, parse_corpus, plan_report};
+use planner_engine::{Ask, Engine, EngineConfig, Outcome, Planner, parse_corpus, plan_report};
 use planner_registry::Registry;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{Connection as _, PgConnection};
 
 const REGISTRY: &str = include_str!("../../fixtures/registry/capture.toml");
 const CORPUS: &str = include_str!("../../fixtures/eval/dev.jsonl");
@@ -36,5 +43,73 @@ fn planning(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, planning);
+/// A database of the bench's own with the demo dataset at scale 1.
+async fn answers_pool(url: &str) -> Result<PgPool, Box<dyn std::error::Error>> {
+    const NAME: &str = "planner_bench_answers";
+    let mut admin = PgConnection::connect(url).await?;
+    let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+        .bind(NAME)
+        .fetch_optional(&mut admin)
+        .await?;
+    if exists.is_none() {
+        sqlx::query("CREATE DATABASE planner_bench_answers").execute(&mut admin).await?;
+    }
+    let options = PgConnectOptions::from_str(url)?.database(NAME);
+    let pool = PgPoolOptions::new().max_connections(8).connect_with(options).await?;
+    planner_engine::migrate(&pool).await?;
+    match planner_dataset::seed(&pool, &planner_dataset::SeedOptions::demo(1.0)).await {
+        Ok(_) | Err(planner_dataset::Error::AlreadySeeded) => Ok(pool),
+        Err(err) => Err(err.into()),
+    }
+}
+
+#[expect(clippy::print_stderr, reason = "the bench says why it skips")]
+fn answers(c: &mut Criterion) {
+    let Ok(url) = std::env::var("DATABASE_URL") else {
+        eprintln!("engine/answer_*: skipped, DATABASE_URL is not set");
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let pool = match runtime.block_on(answers_pool(&url)) {
+        Ok(pool) => pool,
+        Err(err) => {
+            eprintln!("engine/answer_*: skipped, database unavailable: {err}");
+            return;
+        }
+    };
+    let registry = Registry::from_toml(REGISTRY, "capture.toml").unwrap();
+    let engine = Engine::new(EngineConfig::new(registry), pool);
+    let ask = |question: &str| Ask {
+        question: question.to_owned(),
+        scopes: vec!["bench".to_owned()],
+        tenant: Some(planner_dataset::DEMO_TENANTS[0].id),
+    };
+    let questions = [
+        (
+            "answer_single",
+            "How much did the Army obligate under NAICS 541512 over the last 18 months?",
+            1,
+        ),
+        (
+            "answer_4_nodes",
+            "Who is the incumbent on 550e8400-e29b-41d4-a716-446655440000, and who are that \
+             company's teaming partners and competitors?",
+            4,
+        ),
+    ];
+    let mut group = c.benchmark_group("engine");
+    for (id, question, nodes) in questions {
+        // The answer must be what the benchmark says it is.
+        match runtime.block_on(engine.ask(ask(question))) {
+            Ok(Outcome::Answered(answer)) => assert_eq!(answer.evidence.len(), nodes, "{id}"),
+            other => panic!("{id}: {other:?}"),
+        }
+        group.bench_function(id, |b| {
+            b.iter(|| runtime.block_on(engine.ask(ask(question))).unwrap());
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, planning, answers);
 criterion_main!(benches);

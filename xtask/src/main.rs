@@ -14,6 +14,7 @@
 
 #![allow(clippy::print_stderr, reason = "xtask reports progress on stderr")]
 
+mod bench;
 mod llm_check;
 mod pg_image;
 mod tidy;
@@ -44,10 +45,7 @@ fn main() -> anyhow::Result<()> {
         "pg-image" => {
             pg_image::ensure(&sh, Options::LOCAL_IMAGE, rest.iter().any(|it| it == "--force"))
         }
-        "bench" => {
-            cmd!(sh, "cargo bench --locked -p planner-benches -- {rest...}").run()?;
-            Ok(())
-        }
+        "bench" => bench::run(&sh, rest),
         "" | "help" | "--help" | "-h" => {
             eprintln!("{USAGE}");
             Ok(())

@@ -13,12 +13,18 @@
 //!   revoke ID`;
 //! - `planner registry check FILE`: every problem with its location, exit 1 when there is one;
 //! - `planner db status`, `planner db seed [--scale N]`, `planner db reset [--scale N]`;
-//! - `planner graph --mermaid|--svg`: the planner graph.
+//! - `planner graph --mermaid|--svg`: the planner graph;
+//! - `planner bench [--url URL --key KEY] [--concurrency N | --sweep 1,2,4] [--duration 30s |
+//!   --requests N] [--warmup 2s] [--rate R] [--rss-every 10s] [--raw guarded|sqlx|none]
+//!   [--plot FILE.svg] [--json]`: a load generator, in process or against a running server,
+//!   reporting answers per second, latency percentiles and errors beside the raw-SQL baseline of
+//!   the same statements (see the `bench` module).
 //!
 //! With no `--registry`, the reference registry (fixtures/registry/capture.toml) built into the
 //! binary is used.
 
 mod admin;
+mod bench;
 mod embedded;
 mod serve;
 
@@ -120,6 +126,9 @@ enum Command {
         #[arg(long, env = "DATABASE_URL", hide_env_values = true, global = true)]
         database_url: Option<String>,
     },
+    /// Measure answers per second and latency under load, beside the raw SQL of the same
+    /// statements.
+    Bench(Box<bench::BenchArgs>),
     /// Print the planner graph.
     Graph {
         /// As a Mermaid flowchart.
@@ -223,6 +232,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             result
         }
         Command::Serve(args) => serve::run(args).await,
+        Command::Bench(args) => bench::run(*args).await,
         Command::Keys { command, database_url } => {
             admin::keys(command, database_url.as_deref()).await
         }

@@ -108,3 +108,94 @@ fn serve_rejects_a_configuration_file_with_an_unknown_setting() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("planner.toml") && stderr.contains("max_inflight"), "{stderr}");
 }
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[sqlx::test]
+async fn bench_in_process_reports_answers_beside_the_raw_statements(pool: PgPool) {
+    planner_engine::migrate(&pool).await.unwrap();
+    planner_dataset::seed(&pool, &planner_dataset::SeedOptions::demo(0.02)).await.unwrap();
+    let url = url_of(&pool);
+    let args = ["bench", "--requests", "24", "--concurrency", "2", "--warmup", "0s", "--json"];
+    let output = planner(&args, Some(&url));
+    assert!(output.status.success(), "{output:?}");
+    let report: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["mode"], "in_process");
+    assert_eq!(report["concurrency"], 2);
+    let answers = &report["answers"];
+    assert_eq!(answers["count"], 24, "{report}");
+    assert_eq!(answers["errors"], serde_json::json!({}), "{report}");
+    let latency = |phase: &serde_json::Value, key: &str| phase["latency_us"][key].as_u64().unwrap();
+    for phase in [answers, &report["raw"]["sets"]] {
+        assert!(latency(phase, "p50") > 0, "{report}");
+        assert!(latency(phase, "p50") <= latency(phase, "p90"));
+        assert!(latency(phase, "p90") <= latency(phase, "p99"));
+        assert!(latency(phase, "p99") <= latency(phase, "max"));
+        assert!(phase["per_second"].as_f64().unwrap() > 0.0);
+    }
+    let raw = &report["raw"];
+    assert_eq!(raw["path"], "guarded");
+    assert_eq!(raw["sets"]["count"], 24);
+    assert_eq!(raw["sets"]["errors"], serde_json::json!({}), "{report}");
+    assert!(raw["statements"].as_u64().unwrap() >= 24);
+    assert!(report["ratio"].as_f64().unwrap() > 0.0);
+    // The default corpus: the single-intent and compound questions of the dev corpus.
+    let questions = report["questions"].as_u64().unwrap();
+    assert!(questions >= 100, "{report}");
+    assert!(report["skipped"]["refused"].as_u64().unwrap() > 0);
+    let per_question = report["per_question"].as_array().unwrap();
+    assert_eq!(per_question.len() as u64, questions);
+    let asked: u64 = per_question.iter().map(|q| q["answers"].as_u64().unwrap()).sum();
+    assert_eq!(asked, 24);
+    assert!(per_question.iter().any(|q| q["nodes"].as_u64().unwrap() >= 2));
+
+    // Text, single-intent questions only, the plain sqlx baseline, memory samples.
+    let args = [
+        "bench",
+        "--only",
+        "single",
+        "--requests",
+        "6",
+        "--warmup",
+        "0s",
+        "--raw",
+        "sqlx",
+        "--rss-every",
+        "10ms",
+    ];
+    let output = planner(&args, Some(&url));
+    assert!(output.status.success(), "{output:?}");
+    let text = stdout(&output);
+    assert!(text.contains("answers: 6 in "), "{text}");
+    assert!(text.contains("raw SQL (sqlx path, no planner): 6 statement sets"), "{text}");
+    assert!(text.contains("ratio answers/s ÷ raw sets/s: "), "{text}");
+    assert!(text.contains("resident memory: ") && text.contains("load average: "), "{text}");
+    assert!(text.contains("questions: ") && text.contains("(single "), "{text}");
+    assert!(!text.contains("compound "), "{text}");
+}
+
+#[test]
+fn bench_rejects_bad_flags_with_a_clear_error() {
+    let cases: [(&[&str], &str); 7] = [
+        (&["bench", "--concurrency", "0"], "--concurrency"),
+        (&["bench", "--duration", "5parsecs"], "not a duration"),
+        (&["bench", "--duration", "1s", "--requests", "3"], "cannot be used with"),
+        (&["bench", "--url", "http://127.0.0.1:9"], "--key"),
+        (&["bench", "--plot", "x.svg"], "--sweep"),
+        (&["bench", "--rate", "0"], "not a positive number"),
+        (&["bench", "--raw", "psql"], "guarded"),
+    ];
+    for (args, expected) in cases {
+        let output = planner(args, None);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {output:?}");
+        assert!(stderr(&output).contains(expected), "{args:?}: {}", stderr(&output));
+    }
+    let output = planner(&["bench", "--corpus", "/nonexistent/questions.txt"], None);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(stderr(&output).contains("cannot read /nonexistent/questions.txt"), "{output:?}");
+    let output = planner(&["bench", "--url", "ftp://host", "--key", "k"], None);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(stderr(&output).contains("not an http:// or https:// URL"), "{output:?}");
+}

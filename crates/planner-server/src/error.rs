@@ -18,9 +18,12 @@ pub enum Error {
     /// The question or answer is well-formed JSON but not acceptable (too long, empty).
     #[error("{0}")]
     Unprocessable(String),
-    /// No thread with this id is waiting for this tenant.
+    /// No thread with this id is waiting for this tenant, or no route has this path.
     #[error("{0}")]
     NotFound(String),
+    /// The path exists, but not for this method.
+    #[error("this path does not take this method")]
+    MethodNotAllowed,
     /// The key made more requests than its rate allows; retry after the given seconds.
     #[error("this API key is over its request rate; retry in {0} s")]
     RateLimited(u64),
@@ -50,6 +53,7 @@ impl Error {
             Error::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Error::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Error::NotFound(_) => StatusCode::NOT_FOUND,
+            Error::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Error::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Error::Overloaded | Error::DatabaseDown | Error::Withheld(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
@@ -66,6 +70,7 @@ impl Error {
             Error::TooLarge(_) => "request body too large",
             Error::Unprocessable(_) => "unacceptable input",
             Error::NotFound(_) => "not found",
+            Error::MethodNotAllowed => "method not allowed",
             Error::RateLimited(_) => "too many requests",
             Error::Overloaded => "overloaded",
             Error::Timeout(_) => "timeout",
@@ -105,7 +110,7 @@ impl IntoResponse for Error {
         if matches!(self, Error::Unauthorized(_)) {
             headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
-        if matches!(self, Error::Overloaded | Error::DatabaseDown) {
+        if matches!(self, Error::Overloaded | Error::DatabaseDown | Error::Withheld(_)) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
         if let Error::RateLimited(seconds) = self {

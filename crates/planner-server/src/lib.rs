@@ -115,6 +115,7 @@ pub fn app(state: AppState) -> Router {
         .route("/openapi.json", get(routes::openapi_json))
         .route("/", get(routes::page))
         .fallback(routes::not_found)
+        .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::guard))
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(state)

@@ -104,12 +104,12 @@ pub fn openapi() -> Value {
             }},
             "/healthz": {"get": {
                 "summary": "The process is up.",
-                "responses": {"200": {"description": "Up."}}
+                "responses": {"200": ok("Up.", "Status")}
             }},
             "/readyz": {"get": {
                 "summary": "The database is reachable.",
                 "responses": {
-                    "200": {"description": "Ready."},
+                    "200": ok("Ready.", "Status"),
                     "503": problem("The database is unavailable.")
                 }
             }},
@@ -120,10 +120,28 @@ pub fn openapi() -> Value {
                     "content": {"text/plain": {"schema": {"type": "string"}}}
                 }}
             }},
+            "/openapi.json": {"get": {
+                "summary": "This document.",
+                "responses": {"200": {
+                    "description": "The OpenAPI 3.1 document.",
+                    "content": {"application/json": {"schema": {"type": "object"}}}
+                }}
+            }},
         },
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "responses": {
+                "NotFound": problem("No route has this path (any method)."),
+                "MethodNotAllowed": problem(
+                    "The path exists but not for this method; `Allow` lists the methods it takes."
+                ),
+            },
             "schemas": {
+                "Status": {
+                    "type": "object",
+                    "required": ["status"],
+                    "properties": {"status": {"enum": ["ok", "ready"]}}
+                },
                 "AnswerRequest": {
                     "type": "object",
                     "required": ["question"],

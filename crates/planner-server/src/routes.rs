@@ -2,7 +2,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -130,11 +130,14 @@ pub(crate) async fn answer(
 pub(crate) async fn resume(
     State(state): State<AppState>,
     caller: Caller,
-    Path(thread_id): Path<String>,
+    thread_id: Result<Path<String>, PathRejection>,
     RawQuery(query): RawQuery,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
     let request: ResumeRequest = body(&state, bytes)?;
+    // A thread id that is not UTF-8 once percent-decoded names no thread.
+    let Path(thread_id) = thread_id
+        .map_err(|rejection| Error::NotFound(format!("no thread has this id ({rejection})")))?;
     let result = engine(&state).resume(&thread_id, &request.answer, Some(caller.tenant)).await;
     outcome(&state, result, wants_svg(query.as_deref()))
 }
@@ -269,4 +272,9 @@ pub(crate) async fn page() -> Response {
 
 pub(crate) async fn not_found() -> Error {
     Error::NotFound("no such route".to_owned())
+}
+
+/// A known path asked with a method it does not take (the router adds `Allow`).
+pub(crate) async fn method_not_allowed() -> Error {
+    Error::MethodNotAllowed
 }
