@@ -7,7 +7,9 @@
 //! - `db`: start a development PostgreSQL, print its URL, stop it on Ctrl-C;
 //! - `pg-image [--force]`: build the local image `planner-postgres:15`;
 //! - `llm-check`: the OpenAI-compatible proposer against a real small local model;
-//! - `bench [criterion args]`: the criterion suite in benches/.
+//! - `bench [criterion args]`: the criterion suite in benches/;
+//! - `fuzz [--seconds N] [TARGET]`: the cargo-fuzz targets of fuzz/, N seconds each (default
+//!   30), installing cargo-fuzz into `.cache/` on first use (`.ci/run` runs 20 s of each).
 //!
 //! `test` and `ci` start ONE PostgreSQL for the whole run (see `planner-devdb` for the order in
 //! which providers are tried), export DATABASE_URL, and let each test create its own database.
@@ -15,6 +17,7 @@
 #![allow(clippy::print_stderr, reason = "xtask reports progress on stderr")]
 
 mod bench;
+mod fuzz;
 mod llm_check;
 mod pg_image;
 mod tidy;
@@ -25,8 +28,8 @@ use anyhow::{Context, bail};
 use planner_devdb::{DockerEngine, Options, Postgres};
 use xshell::{Shell, cmd};
 
-const USAGE: &str =
-    "usage: cargo xtask <ci | test [--deep] | tidy | db | pg-image [--force] | bench [ARGS]>";
+const USAGE: &str = "usage: cargo xtask <ci | test [--deep] | tidy | db | pg-image [--force] | \
+                     bench [ARGS] | fuzz [--seconds N] [TARGET]>";
 
 fn main() -> anyhow::Result<()> {
     let sh = Shell::new()?;
@@ -46,6 +49,7 @@ fn main() -> anyhow::Result<()> {
             pg_image::ensure(&sh, Options::LOCAL_IMAGE, rest.iter().any(|it| it == "--force"))
         }
         "bench" => bench::run(&sh, rest),
+        "fuzz" => fuzz::run(&sh, rest),
         "" | "help" | "--help" | "-h" => {
             eprintln!("{USAGE}");
             Ok(())
