@@ -7,7 +7,9 @@
 //! - `db`: start a development PostgreSQL, print its URL, stop it on Ctrl-C;
 //! - `pg-image [--force]`: build the local image `planner-postgres:15`;
 //! - `llm-check`: the OpenAI-compatible proposer against a real small local model;
-//! - `bench [criterion args]`: the criterion suite in benches/;
+//! - `bench [--save-baseline NAME] [--baseline NAME --max-regression 10%] [--no-run] [--bench
+//!   AREA] [-- criterion args]`: the criterion suite in benches/, its JSON summary, the results
+//!   table of docs/benchmarks.md and the regression gate (see `bench`);
 //! - `fuzz [--seconds N] [TARGET]`: the cargo-fuzz targets of fuzz/, N seconds each (default
 //!   30), installing cargo-fuzz into `.cache/` on first use (`.ci/run` runs 20 s of each).
 //!
