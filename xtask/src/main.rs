@@ -6,6 +6,9 @@
 //! - `tidy`: repository invariants (also a test);
 //! - `db`: start a development PostgreSQL, print its URL, stop it on Ctrl-C;
 //! - `pg-image [--force]`: build the local image `planner-postgres:15`;
+//! - `image [--profile release|dev] [--binary PATH] [--force]`: build the local image
+//!   `planner:latest` (the `planner` binary on a Debian base); `test` and `ci` refresh it from
+//!   their debug binary when a Docker engine answers, for the scale-out test;
 //! - `llm-check`: the OpenAI-compatible proposer against a real small local model;
 //! - `bench [--save-baseline NAME] [--baseline NAME --max-regression 10%] [--no-run] [--bench
 //!   AREA] [-- criterion args]`: the criterion suite in benches/, its JSON summary, the results
@@ -20,8 +23,10 @@
 
 mod bench;
 mod fuzz;
+mod image;
 mod llm_check;
 mod pg_image;
+mod rootfs;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -31,7 +36,8 @@ use planner_devdb::{DockerEngine, Options, Postgres};
 use xshell::{Shell, cmd};
 
 const USAGE: &str = "usage: cargo xtask <ci | test [--deep] | tidy | db | pg-image [--force] | \
-                     bench [ARGS] | fuzz [--seconds N] [TARGET]>";
+                     image [--profile release|dev] [--binary PATH] [--force] | bench [ARGS] | \
+                     fuzz [--seconds N] [TARGET]>";
 
 fn main() -> anyhow::Result<()> {
     let sh = Shell::new()?;
@@ -50,6 +56,7 @@ fn main() -> anyhow::Result<()> {
         "pg-image" => {
             pg_image::ensure(&sh, Options::LOCAL_IMAGE, rest.iter().any(|it| it == "--force"))
         }
+        "image" => image::run(&sh, rest),
         "bench" => bench::run(&sh, rest),
         "fuzz" => fuzz::run(&sh, rest),
         "" | "help" | "--help" | "-h" => {
@@ -79,6 +86,7 @@ fn test(sh: &Shell, proptest_cases: Option<&str>) -> anyhow::Result<()> {
     let runtime = runtime()?;
     // Build first, so that the database is not kept waiting on the compiler.
     cmd!(sh, "cargo nextest run --workspace --locked --no-run").run()?;
+    refresh_planner_image(sh)?;
     let pg = runtime.block_on(provide())?;
     eprintln!("xtask: PostgreSQL from {} ({})", pg.provider(), redact(pg.url()));
     let result = (|| {
@@ -93,6 +101,26 @@ fn test(sh: &Shell, proptest_cases: Option<&str>) -> anyhow::Result<()> {
     result?;
     stopped.context("stopping the test PostgreSQL")?;
     Ok(())
+}
+
+/// The scale-out test runs replicas from `planner:latest`: when a Docker engine answers and has
+/// the PostgreSQL image, rebuild it from the debug binary the test build just made (nothing is
+/// done when it is already built from that binary). Without Docker the test skips itself; a
+/// failed build fails CI (CI set) and only warns elsewhere.
+fn refresh_planner_image(sh: &Shell) -> anyhow::Result<()> {
+    let engine = DockerEngine::from_docker_host(std::env::var("DOCKER_HOST").ok().as_deref());
+    let Some(engine) = engine.filter(|it| it.ping().is_ok()) else { return Ok(()) };
+    if engine.has_image(Options::LOCAL_IMAGE) != Ok(true) {
+        return Ok(());
+    }
+    let binary = image::target_dir(sh).join("debug/planner");
+    match image::from_binary(sh, &binary, false) {
+        Err(err) if std::env::var_os("CI").is_none() => {
+            eprintln!("xtask: cannot build {}: {err:#}; the scale-out test skips", image::IMAGE);
+            Ok(())
+        }
+        other => other,
+    }
 }
 
 #[expect(clippy::print_stdout, reason = "the URL is the command's output")]

@@ -45,6 +45,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "planner-devdb",
             "planner-dataset",
             "planner-exec",
+            "planner-infer",
             "planner-registry",
         ],
     ),

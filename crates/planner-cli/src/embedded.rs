@@ -5,10 +5,12 @@
 //! dataset on first use, and stopped when the command ends.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context;
 use planner_devdb::{Cluster, ClusterConfig, ensure_database, find_bin_dir};
 use planner_exec::PgPool;
+use sqlx::postgres::PgPoolOptions;
 
 /// An open database, and the cluster behind it when it is the embedded one.
 #[derive(Debug)]
@@ -40,9 +42,18 @@ pub(crate) fn embedded_dir() -> PathBuf {
 
 impl Database {
     /// Connects to `url`, or starts the embedded default (loading the demo data on first use).
-    #[expect(clippy::print_stderr, reason = "progress of the first start")]
     pub(crate) async fn open(url: Option<&str>) -> anyhow::Result<Database> {
-        let database = Database::connect(url).await?;
+        Database::open_with(url, None).await
+    }
+
+    /// [`Database::open`] with a limit on the time a request waits for a pooled connection
+    /// (the server's: a database that is gone fails the request instead of holding it).
+    #[expect(clippy::print_stderr, reason = "progress of the first start")]
+    pub(crate) async fn open_with(
+        url: Option<&str>,
+        acquire_timeout: Option<Duration>,
+    ) -> anyhow::Result<Database> {
+        let database = Database::connect_with(url, acquire_timeout).await?;
         if database.cluster.is_some() {
             match database.seed(1.0).await {
                 Ok(report) => eprintln!("planner: loaded the demo dataset ({report:?})"),
@@ -54,10 +65,20 @@ impl Database {
     }
 
     /// Connects to `url`, or starts the embedded default, and migrates it; loads no data.
-    #[expect(clippy::print_stderr, reason = "progress of the first start")]
     pub(crate) async fn connect(url: Option<&str>) -> anyhow::Result<Database> {
+        Database::connect_with(url, None).await
+    }
+
+    #[expect(clippy::print_stderr, reason = "progress of the first start")]
+    async fn connect_with(
+        url: Option<&str>,
+        acquire_timeout: Option<Duration>,
+    ) -> anyhow::Result<Database> {
+        let options = acquire_timeout.map_or_else(PgPoolOptions::new, |timeout| {
+            PgPoolOptions::new().acquire_timeout(timeout)
+        });
         if let Some(url) = url {
-            let pool = PgPool::connect(url).await.context("cannot connect to DATABASE_URL")?;
+            let pool = options.connect(url).await.context("cannot connect to DATABASE_URL")?;
             planner_engine::migrate(&pool).await?;
             return Ok(Database { pool, cluster: None });
         }
@@ -77,7 +98,8 @@ impl Database {
         let config = ClusterConfig { bin_dir, dir: Some(dir), fast_unsafe: false };
         let cluster = tokio::task::spawn_blocking(move || Cluster::start(&config)).await??;
         ensure_database(&cluster.url("postgres"), "planner").await?;
-        let pool = PgPool::connect(&cluster.url("planner"))
+        let pool = options
+            .connect(&cluster.url("planner"))
             .await
             .context("cannot connect to the embedded database")?;
         planner_engine::migrate(&pool).await?;

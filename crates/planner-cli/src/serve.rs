@@ -4,11 +4,14 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
 use planner_engine::{Engine, EngineConfig};
+use planner_infer::{Catalog, ModelClient, ModelConfig, ModelProposer};
+use planner_registry::Registry;
 use planner_server::{AppState, ServerConfig};
 use serde::Deserialize;
 
@@ -46,6 +49,21 @@ pub(crate) struct ServeArgs {
     /// The PostgreSQL to use; without it, the embedded default database.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     database_url: Option<String>,
+    /// An OpenAI-compatible model server for the proposer, its API base ending before
+    /// /chat/completions (http://127.0.0.1:8000/v1); without it, the offline lexical proposer.
+    /// When the server fails, is slow or replies garbage, the lexical proposer answers and the
+    /// answer says so (`proposer_fallback`).
+    #[arg(long, value_name = "URL", env = "PLANNER_MODEL_URL")]
+    model_url: Option<String>,
+    /// The model name sent to the model server [default: default].
+    #[arg(long, env = "PLANNER_MODEL")]
+    model: Option<String>,
+    /// The environment variable holding the model server's API key, if it needs one.
+    #[arg(long, value_name = "VAR", env = "PLANNER_MODEL_KEY_ENV")]
+    model_key_env: Option<String>,
+    /// Seconds the model server may take before the lexical proposer answers [default: 10].
+    #[arg(long, env = "PLANNER_MODEL_TIMEOUT")]
+    model_timeout: Option<u64>,
 }
 
 /// The `[serve]` table of the configuration file: the same settings as the flags.
@@ -60,6 +78,10 @@ struct ServeFile {
     key_rate: Option<u32>,
     key_burst: Option<u32>,
     database_url: Option<String>,
+    model_url: Option<String>,
+    model: Option<String>,
+    model_key_env: Option<String>,
+    model_timeout: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -76,6 +98,7 @@ struct Settings {
     registry: Option<PathBuf>,
     server: ServerConfig,
     database_url: Option<String>,
+    model: Option<ModelConfig>,
 }
 
 /// Reads the configuration file: the one named, else config.toml in the data directory if
@@ -121,7 +144,29 @@ fn resolve(args: ServeArgs, file: ServeFile) -> Settings {
             key_burst: args.key_burst.or(file.key_burst).unwrap_or(defaults.key_burst),
         },
         database_url: args.database_url.or(file.database_url),
+        model: args.model_url.or(file.model_url).map(|url| {
+            let name = args.model.or(file.model).unwrap_or_else(|| "default".to_owned());
+            let mut config = ModelConfig::with_defaults(&url, &name);
+            config.api_key_env = args.model_key_env.or(file.model_key_env);
+            config.timeout =
+                Duration::from_secs(args.model_timeout.or(file.model_timeout).unwrap_or(10));
+            config
+        }),
     }
+}
+
+/// The engine's configuration: the registry, and the model proposer when one is configured
+/// (its timeout is also the engine's proposer timeout).
+fn engine_config(registry: Registry, model: Option<ModelConfig>) -> anyhow::Result<EngineConfig> {
+    let mut config = EngineConfig::new(registry);
+    if let Some(model) = model {
+        config.proposer_timeout = model.timeout;
+        let key = model.api_key(|name| std::env::var(name).ok());
+        let client = ModelClient::new(model, key).context("configuring the model server")?;
+        let catalog = Catalog::from_registry(&config.registry);
+        config.proposer = Some(Arc::new(ModelProposer::new(client, &catalog)));
+    }
+    Ok(config)
 }
 
 /// Resolves when the process is asked to stop (Ctrl-C, or SIGTERM on Unix).
@@ -156,9 +201,14 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let listener = tokio::net::TcpListener::bind(settings.addr)
         .await
         .with_context(|| format!("cannot listen on {}", settings.addr))?;
-    let database = Database::open(settings.database_url.as_deref()).await?;
+    let config = engine_config(registry, settings.model)?;
+    // A request waits for a pooled connection at most half its time limit (5 s at most): with
+    // the database gone, it fails with 503 inside the limit instead of running into it.
+    let acquire = (settings.server.request_timeout / 2)
+        .clamp(Duration::from_millis(100), Duration::from_secs(5));
+    let database = Database::open_with(settings.database_url.as_deref(), Some(acquire)).await?;
     let pool = database.pool().clone();
-    let engine = Engine::new(EngineConfig::new(registry), pool.clone());
+    let engine = Engine::new(config, pool.clone());
     let router = planner_server::app(AppState::new(engine, pool, settings.server));
     let addr = listener.local_addr()?;
     eprintln!(

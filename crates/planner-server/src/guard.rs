@@ -1,7 +1,8 @@
 //! The middleware around every route: metrics by route and status, and for `/v1/` routes the
-//! in-flight limit (shedding with 503) and the request timeout.
+//! in-flight limit (shedding with 503) and the request timeout (504, or 503 when the database
+//! stopped answering).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::middleware::Next;
@@ -21,8 +22,14 @@ pub(crate) async fn guard(State(state): State<AppState>, request: Request, next:
             Err(_) => Error::Overloaded.into_response(),
             Ok(permit) => {
                 let limit = state.shared.config.request_timeout;
-                let response = match tokio::time::timeout(limit, next.run(request)).await {
+                // The last tenth of the limit (half a second at most) tells a database that
+                // stopped answering (503) from a request that is merely slow (504).
+                let probe = (limit / 10).min(Duration::from_millis(500));
+                let response = match tokio::time::timeout(limit - probe, next.run(request)).await {
                     Ok(response) => response,
+                    Err(_) if !probe.is_zero() && !database_answers(&state, probe).await => {
+                        Error::DatabaseDown.into_response()
+                    }
                     Err(_) => Error::Timeout(limit.as_millis()).into_response(),
                 };
                 drop(permit);
@@ -34,4 +41,10 @@ pub(crate) async fn guard(State(state): State<AppState>, request: Request, next:
     };
     state.shared.metrics.request(&route, response.status().as_u16(), started.elapsed());
     response
+}
+
+/// Whether a pooled connection (checked by the pool before it is handed out) is had within
+/// `limit`.
+async fn database_answers(state: &AppState, limit: Duration) -> bool {
+    matches!(tokio::time::timeout(limit, state.shared.pool.acquire()).await, Ok(Ok(_)))
 }

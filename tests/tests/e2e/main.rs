@@ -2,7 +2,12 @@
 //! DATABASE_URL (set by `cargo xtask test` / `ci`) and each gets its own database.
 
 mod browser;
+mod faults;
+mod harness;
 mod metrics;
+mod model;
 mod page;
+mod process;
 mod provisioning;
+mod scale_out;
 mod server;
