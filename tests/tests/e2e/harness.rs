@@ -74,11 +74,17 @@ pub fn docker_with(image: &str) -> Result<(), String> {
     }
 }
 
-/// Says why a test does not run. Under CI (CI set) a missing engine or image is a failure,
-/// since CI provides both.
+/// Says why a test does not run. Under CI (CI set) with a Docker engine answering, a missing or
+/// stale image is a failure, since CI builds both images; without an engine it skips there too.
 #[expect(clippy::print_stderr, reason = "the reason a test skips")]
 pub fn skip(test: &str, reason: &str) {
-    assert!(std::env::var_os("CI").is_none(), "{test}: CI must run this test, but {reason}");
+    let engine =
+        planner_devdb::DockerEngine::from_docker_host(std::env::var("DOCKER_HOST").ok().as_deref());
+    let engine_up = engine.is_some_and(|it| it.ping().is_ok());
+    assert!(
+        !(engine_up && std::env::var_os("CI").is_some()),
+        "{test}: CI must run this test, but {reason}"
+    );
     eprintln!("SKIPPED {test}: {reason}");
 }
 
