@@ -140,7 +140,9 @@ impl Cluster {
         }
         // Statement statistics, which the injection tests read, when the installation has them.
         if self.bin_dir.join("../lib/pg_stat_statements.so").exists() {
-            conf.push_str("shared_preload_libraries = 'pg_stat_statements'\n");
+            conf.push_str(
+                "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.max = 50000\n",
+            );
         }
         let conf_path = data.join("postgresql.conf");
         let mut text = fs::read_to_string(&conf_path).map_err(|err| Error::io(&conf_path, err))?;

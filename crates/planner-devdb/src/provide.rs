@@ -185,7 +185,8 @@ async fn start_container(options: &Options) -> Result<Postgres> {
         .with_name(name)
         .with_tag(tag)
         // pg_stat_statements ships with both the official and the local image; the injection
-        // tests read it.
+        // tests read it. Every test makes a database of its own, so the table is sized for a
+        // whole run: an entry evicted mid-test would hide a statement from the check.
         .with_cmd([
             "-c",
             "fsync=off",
@@ -193,6 +194,8 @@ async fn start_container(options: &Options) -> Result<Postgres> {
             "max_connections=300",
             "-c",
             "shared_preload_libraries=pg_stat_statements",
+            "-c",
+            "pg_stat_statements.max=50000",
         ])
         .with_startup_timeout(Duration::from_secs(120))
         .start()
