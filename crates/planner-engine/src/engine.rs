@@ -160,6 +160,11 @@ impl Engine {
     }
 
     async fn graph_waiting_state(&self, thread_id: &str) -> Result<State> {
+        // Thread ids are UUIDs this engine made; anything else (a NUL, which PostgreSQL text
+        // cannot hold, or kilobytes of text) names no thread and never reaches the database.
+        if uuid::Uuid::parse_str(thread_id).is_err() {
+            return Err(Error::UnknownThread(thread_id.chars().take(64).collect()));
+        }
         let Some(checkpoint) = self
             .checkpoints
             .load(thread_id, None)

@@ -109,6 +109,20 @@ async fn a_clarification_is_resumed_by_another_engine(pool: PgPool) {
 }
 
 #[sqlx::test]
+async fn a_malformed_thread_id_is_an_unknown_thread(pool: PgPool) {
+    seeded(&pool).await;
+    let engine = Engine::new(config(), pool);
+    let tenant = Some(planner_dataset::DEMO_TENANTS[0].id);
+    let long = "x".repeat(10_000);
+    for id in ["Who are the top\0 incumbents?", "", long.as_str(), "not-a-thread"] {
+        match engine.resume(id, "541512", tenant).await {
+            Err(Error::UnknownThread(shown)) => assert!(shown.chars().count() <= 64, "{shown}"),
+            other => panic!("{id:.20}: expected an unknown thread, got {other:?}"),
+        }
+    }
+}
+
+#[sqlx::test]
 async fn two_unanswered_rounds_go_on_without_the_node(pool: PgPool) {
     seeded(&pool).await;
     let engine = Engine::new(config(), pool.clone());

@@ -135,6 +135,8 @@ pub(crate) async fn resume(
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
     let request: ResumeRequest = body(&state, bytes)?;
+    // The body is judged before the path: a reply the document rejects is a 422 whatever the id.
+    planner_engine::check_input(&request.answer).map_err(planner_engine::Error::from)?;
     // A thread id that is not UTF-8 once percent-decoded names no thread.
     let Path(thread_id) = thread_id
         .map_err(|rejection| Error::NotFound(format!("no thread has this id ({rejection})")))?;
