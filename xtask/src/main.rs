@@ -67,12 +67,13 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-/// The workspace root.
+/// The workspace root: from `cargo run`'s CARGO_MANIFEST_DIR when set (a binary shared through
+/// one target directory by two checkouts then still works on the checkout that ran it), else
+/// from where this binary was compiled.
 pub(crate) fn project_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives one level down")
-        .to_path_buf()
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    manifest_dir.parent().map_or_else(|| manifest_dir.clone(), Path::to_path_buf)
 }
 
 fn ci(sh: &Shell) -> anyhow::Result<()> {
