@@ -34,6 +34,6 @@ pub use crate::{
     eval::{EvalItem, EvalReport, Expect, Failure, Got, evaluate, parse_corpus},
     planning::{ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route},
     report::{ParamReport, PlanReport, intent_set},
-    run::RunLimits,
+    run::{RunLimits, node_binds, waves},
     screen::{InputError, MAX_QUESTION_CHARS, Refusal, check_input, screen},
 };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::join_all;
-use planner_exec::{Bind, Cell, CountSpec, ExecRequest, Guard, PgPool, ResultTable, TenantId};
+use planner_exec::{Bind, Cell, ExecRequest, Guard, PgPool, ResultTable, TenantId};
 use planner_grammar::{ArgSource, Plan};
 use planner_registry::{ParamKind, Registry, Value};
 use tokio::sync::Semaphore;
@@ -67,18 +67,7 @@ pub(crate) async fn run_plan(
                 let Some(query) = intent.query() else {
                     return NodeOutcome::Dropped("a composite cannot run by itself".to_owned());
                 };
-                let guard = match &query.suppression {
-                    None => Guard::Rows,
-                    Some(spec) => Guard::Counts(CountSpec {
-                        count_columns: spec
-                            .count_columns
-                            .iter()
-                            .map(|&column| query.columns[column].name.clone())
-                            .collect(),
-                        k: spec.k,
-                        total_row: false,
-                    }),
-                };
+                let guard = Guard::for_query(query);
                 let request = ExecRequest {
                     sql: &query.sql,
                     binds,
@@ -120,8 +109,8 @@ pub(crate) async fn run_plan(
         .collect()
 }
 
-/// Node indexes grouped by dependency depth, each group in plan order.
-fn waves(plan: &Plan) -> Vec<Vec<usize>> {
+/// Node indexes grouped by dependency depth, each group in plan order: the waves the engine runs.
+pub fn waves(plan: &Plan) -> Vec<Vec<usize>> {
     let mut depth = vec![0usize; plan.nodes.len()];
     for _ in 0..plan.nodes.len() {
         for edge in &plan.edges {
@@ -146,6 +135,21 @@ fn binds(
     index: usize,
     outcomes: &[Option<NodeOutcome>],
 ) -> Result<Vec<Bind>, String> {
+    node_binds(registry, plan, index, |from| match outcomes.get(from) {
+        Some(Some(NodeOutcome::Ran(table))) => Some(table),
+        _ => None,
+    })
+}
+
+/// The typed binds of node `index` as the engine binds them, in placeholder order, or why it
+/// cannot run: plan values and defaults as bound, an edge-bound arg from the single distinct value
+/// of its upstream node's result (`upstream_result(node)`, `None` when that node did not run).
+pub fn node_binds<'a>(
+    registry: &Registry,
+    plan: &Plan,
+    index: usize,
+    upstream_result: impl Fn(usize) -> Option<&'a ResultTable>,
+) -> Result<Vec<Bind>, String> {
     let node = &plan.nodes[index];
     let mut binds = Vec::with_capacity(node.args.len());
     for arg in &node.args {
@@ -158,7 +162,7 @@ fn binds(
                     .ok_or_else(|| "its upstream edge is missing".to_owned())?;
                 let from = &edge.from;
                 let upstream = registry.intent(plan.nodes[*from].intent);
-                let Some(Some(NodeOutcome::Ran(table))) = outcomes.get(*from) else {
+                let Some(table) = upstream_result(*from) else {
                     return Err(format!("its upstream {} did not run", upstream.name));
                 };
                 let column =
@@ -204,4 +208,20 @@ fn bind(kind: ParamKind, value: &Value) -> Result<Bind, String> {
         (_, Value::Text(text)) => Bind::Text(text.clone()),
         (_, Value::Int(n)) => Bind::Int(*n),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binds_are_typed_by_kind() {
+        let id = "6f1c7a52-3c1f-4a7e-9a55-8d0b2f1e4c11";
+        assert_eq!(
+            bind(ParamKind::Uuid, &Value::Text(id.to_owned())),
+            Ok(Bind::Uuid(id.parse().unwrap()))
+        );
+        assert!(bind(ParamKind::Uuid, &Value::Text("x".to_owned())).is_err());
+        assert_eq!(bind(ParamKind::Months, &Value::Int(18)), Ok(Bind::Int(18)));
+    }
 }

@@ -64,6 +64,25 @@ pub struct CountSpec {
     pub total_row: bool,
 }
 
+impl Guard {
+    /// The guard a registry query declares: its suppression spec's count columns and `k` when it
+    /// has one (no total row), else the rows as they are.
+    pub fn for_query(query: &planner_registry::QueryIntent) -> Guard {
+        match &query.suppression {
+            None => Guard::Rows,
+            Some(spec) => Guard::Counts(CountSpec {
+                count_columns: spec
+                    .count_columns
+                    .iter()
+                    .map(|&column| query.columns[column].name.clone())
+                    .collect(),
+                k: spec.k,
+                total_row: false,
+            }),
+        }
+    }
+}
+
 /// One intent to run.
 #[derive(Debug, Clone)]
 pub struct ExecRequest<'a> {

@@ -12,8 +12,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use planner_engine::{Planner, Route};
-use planner_exec::{Bind, Cell, CountSpec, ExecRequest, Guard, PgPool, ResultTable, TenantId};
-use planner_registry::{ParamKind, Value};
+use planner_exec::{Bind, ExecRequest, Guard, PgPool, ResultTable, TenantId};
 use sqlx::AssertSqlSafe;
 
 /// How the baseline runs a statement.
@@ -135,67 +134,20 @@ pub(crate) async fn prepare(
             *skipped.entry(planning.route.as_str().to_owned()).or_default() += 1;
             continue;
         }
-        let report = planner_engine::PlanReport::new(registry, &planning, None);
-        // Depth of each node, as the engine computes its waves.
-        let mut depth = vec![0usize; plan.nodes.len()];
-        for _ in 0..plan.nodes.len() {
-            for edge in &plan.edges {
-                if edge.from < depth.len()
-                    && edge.to < depth.len()
-                    && depth[edge.to] <= depth[edge.from]
-                {
-                    depth[edge.to] = depth[edge.from] + 1;
-                }
-            }
-        }
-        let levels = depth.iter().copied().max().map_or(0, |it| it + 1);
         let mut results: Vec<Option<ResultTable>> = vec![None; plan.nodes.len()];
         let mut waves = Vec::new();
-        for level in 0..levels {
+        for level in planner_engine::waves(plan) {
             let mut wave = Vec::new();
-            for index in (0..plan.nodes.len()).filter(|&i| depth[i] == level) {
-                let node = &plan.nodes[index];
-                let intent = registry.intent(node.intent);
+            for index in level {
+                let intent = registry.intent(plan.nodes[index].intent);
                 let Some(query) = intent.query() else { continue };
-                let mut binds = Vec::with_capacity(node.args.len());
-                let mut bindable = true;
-                for arg in &node.args {
-                    let name = &registry.param(arg.param).name;
-                    let value = if let Some(value) = report.plan.nodes[index].args.get(name) {
-                        Some(value.clone())
-                    } else {
-                        plan.edges.iter().find(|e| e.to == index && e.param == arg.param).and_then(
-                            |edge| {
-                                let upstream = registry.intent(plan.nodes[edge.from].intent);
-                                let column = upstream.columns().get(edge.column)?.name.as_str();
-                                let table = results[edge.from].as_ref()?;
-                                match table.distinct_values(column).as_slice() {
-                                    [one] => cell_value(one),
-                                    _ => None,
-                                }
-                            },
-                        )
-                    };
-                    match value.and_then(|value| bind(arg.kind, &value)) {
-                        Some(bind) => binds.push(bind),
-                        None => bindable = false,
-                    }
-                }
-                if !bindable {
+                // A node the engine could not bind is dropped from the answer; so it is here.
+                let Ok(binds) = planner_engine::node_binds(registry, plan, index, |from| {
+                    results.get(from).and_then(Option::as_ref)
+                }) else {
                     continue;
-                }
-                let guard = match &query.suppression {
-                    None => Guard::Rows,
-                    Some(spec) => Guard::Counts(CountSpec {
-                        count_columns: spec
-                            .count_columns
-                            .iter()
-                            .map(|&column| query.columns[column].name.clone())
-                            .collect(),
-                        k: spec.k,
-                        total_row: false,
-                    }),
                 };
+                let guard = Guard::for_query(query);
                 let statement = Statement {
                     intent: intent.name.clone(),
                     sql: Arc::from(query.sql.as_str()),
@@ -288,26 +240,6 @@ fn exec_error_kind(err: &planner_exec::Error) -> String {
     format!("exec_{}", text[..end].to_lowercase())
 }
 
-fn cell_value(cell: &Cell) -> Option<Value> {
-    match cell {
-        Cell::Text(text) => Some(Value::Text(text.clone())),
-        Cell::Uuid(uuid) => Some(Value::Text(uuid.to_string())),
-        Cell::Int(n) => Some(Value::Int(*n)),
-        Cell::TextList(items) => Some(Value::List(items.clone())),
-        _ => None,
-    }
-}
-
-/// The typed bind of a value, as the engine binds it.
-fn bind(kind: ParamKind, value: &Value) -> Option<Bind> {
-    Some(match (kind, value) {
-        (ParamKind::Uuid, Value::Text(text)) => Bind::Uuid(uuid::Uuid::parse_str(text).ok()?),
-        (_, Value::List(items)) => Bind::TextList(items.clone()),
-        (_, Value::Text(text)) => Bind::Text(text.clone()),
-        (_, Value::Int(n)) => Bind::Int(*n),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,16 +256,5 @@ mod tests {
         assert!(err.contains("c.jsonl:2"), "{err}");
         let err = read_corpus("\n# only a comment\n", "c.txt").unwrap_err().to_string();
         assert!(err.contains("no question"), "{err}");
-    }
-
-    #[test]
-    fn binds_follow_the_engine() {
-        let id = "6f1c7a52-3c1f-4a7e-9a55-8d0b2f1e4c11";
-        assert_eq!(
-            bind(ParamKind::Uuid, &Value::Text(id.to_owned())),
-            Some(Bind::Uuid(id.parse().unwrap()))
-        );
-        assert_eq!(bind(ParamKind::Uuid, &Value::Text("x".to_owned())), None);
-        assert_eq!(bind(ParamKind::Months, &Value::Int(18)), Some(Bind::Int(18)));
     }
 }

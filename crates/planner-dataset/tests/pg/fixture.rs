@@ -88,17 +88,9 @@ pub(crate) async fn run(
 ) -> planner_exec::Result<ResultTable> {
     let query = intent.query().unwrap();
     let binds = binds(registry, intent, args);
-    let guard = match &query.suppression {
-        Some(suppression) => Guard::Counts(CountSpec {
-            count_columns: suppression
-                .count_columns
-                .iter()
-                .map(|&index| query.columns[index].name.clone())
-                .collect(),
-            k: suppression.k,
-            total_row: true,
-        }),
-        None => Guard::Rows,
+    let guard = match Guard::for_query(query) {
+        Guard::Counts(spec) => Guard::Counts(CountSpec { total_row: true, ..spec }),
+        rows => rows,
     };
     let request = ExecRequest {
         sql: &query.sql,
