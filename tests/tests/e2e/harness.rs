@@ -174,6 +174,7 @@ impl Drop for PgContainer {
 #[derive(Debug, Clone)]
 pub struct Keys {
     pub bench: String,
+    pub plain: String,
     pub other_tenant: String,
 }
 
@@ -186,6 +187,7 @@ pub async fn seed(pool: &PgPool) -> Keys {
     let b = TenantId(planner_dataset::DEMO_TENANTS[1].id);
     Keys {
         bench: create_api_key(pool, a, &["bench"]).await.unwrap().secret,
+        plain: create_api_key(pool, a, &[]).await.unwrap().secret,
         other_tenant: create_api_key(pool, b, &["bench"]).await.unwrap().secret,
     }
 }

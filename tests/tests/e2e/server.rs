@@ -20,25 +20,7 @@ pub(super) const COMPOUND: &str = "For the 'Department of the Army' recompete un
                         the incumbents and how many of our bench hold TS/SCI with SI/TK?";
 pub(super) const CLARIFY: &str = "Who are the top incumbents at the Army?";
 
-/// Keys of the seeded database: tenant A with and without `bench`, tenant B with `bench`.
-pub(super) struct Keys {
-    pub(super) bench: String,
-    pub(super) plain: String,
-    pub(super) other_tenant: String,
-}
-
-pub(super) async fn seeded(pool: &PgPool) -> Keys {
-    planner_engine::migrate(pool).await.unwrap();
-    let options = planner_dataset::SeedOptions::demo(0.02);
-    planner_dataset::seed(pool, &options).await.unwrap();
-    let a = TenantId(planner_dataset::DEMO_TENANTS[0].id);
-    let b = TenantId(planner_dataset::DEMO_TENANTS[1].id);
-    Keys {
-        bench: create_api_key(pool, a, &["bench"]).await.unwrap().secret,
-        plain: create_api_key(pool, a, &[]).await.unwrap().secret,
-        other_tenant: create_api_key(pool, b, &["bench"]).await.unwrap().secret,
-    }
-}
+pub(super) use super::harness::seed as seeded;
 
 fn registry() -> Registry {
     Registry::from_toml(REGISTRY, "capture.toml").unwrap()
