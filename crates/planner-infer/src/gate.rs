@@ -30,6 +30,7 @@ mod tests;
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 use crate::evidence::{Cell, Evidence};
 use scan::{Kind, Num, Token, normalise, scan};
@@ -147,82 +148,198 @@ impl Verdict {
     }
 }
 
-/// The evidence, indexed for the checks.
+/// The evidence, indexed for the checks. Values are kept as integer keys (see [`number_key`],
+/// [`date_key`], [`ident_key`]) in plain vectors: an answer holds a few hundred values, and a
+/// linear scan of packed keys costs less than sorting, hashing or building trees for them.
 struct Index {
-    exact: BTreeSet<Num>,
+    /// The key of every number.
+    exact: KeySet<u128>,
     numbers: Vec<Num>,
-    dates: BTreeSet<(u16, u8, u8)>,
-    idents: BTreeSet<String>,
+    dates: Vec<u32>,
+    /// Identifiers of up to 24 characters, as keys.
+    idents: KeySet<IdentKey>,
+    /// The same, as read (the set is built from it once all are read).
+    ident_list: Vec<IdentKey>,
+    /// Longer identifiers.
+    long_idents: Vec<String>,
     /// Normalised evidence text (see [`normalise`]).
-    text: String,
+    text: Vec<u8>,
     suppressed: Vec<SuppressedCell>,
+    /// The normalised labels of the suppressed cells, one after another.
+    labels: Vec<u8>,
+    /// The numbers the suppressed cells allow, one run after another.
+    allowed: Vec<Num>,
 }
 
+/// A number's value as one integer: equal keys, equal values. The mantissa has at most 30
+/// digits (below 2^100) and the scale stays within ±60, so the fields never overlap.
+fn number_key(value: Num) -> u128 {
+    let Num { mantissa, scale } = value.canonical();
+    let scale = u128::from(scale.wrapping_add(0x8000) as u16);
+    (scale << 101) | (u128::from(mantissa < 0) << 100) | mantissa.unsigned_abs()
+}
+
+fn date_key(year: u16, month: u8, day: u8) -> u32 {
+    (u32::from(year) << 16) | (u32::from(month) << 8) | u32::from(day)
+}
+
+/// An identifier (see [`scan::ident_bytes`]) of up to 24 characters as three words, padded
+/// with zeros; `None` when longer.
+fn ident_key(ident: impl Iterator<Item = u8>) -> Option<IdentKey> {
+    let mut bytes = [0u8; 24];
+    for (count, byte) in ident.enumerate() {
+        *bytes.get_mut(count)? = byte;
+    }
+    Some(pack(&bytes))
+}
+
+fn pack(bytes: &[u8; 24]) -> IdentKey {
+    let word = |at: usize| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(word)
+    };
+    [word(0), word(8), word(16)]
+}
+
+type IdentKey = [u64; 3];
+
+/// A set of small keys: open addressing over a power-of-two table, the all-zero key marking a
+/// free slot (no number, date or identifier key is zero). Membership only: nothing iterates
+/// it, so its layout never shows in a verdict.
+#[derive(Default)]
+struct KeySet<K> {
+    slots: Vec<K>,
+}
+
+trait Key: Copy + Default + Eq {
+    fn hash(&self) -> u64;
+}
+
+impl Key for u128 {
+    fn hash(&self) -> u64 {
+        let folded = (*self as u64) ^ ((*self >> 64) as u64).rotate_left(29);
+        folded.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+impl Key for IdentKey {
+    fn hash(&self) -> u64 {
+        (self[0] ^ self[1].rotate_left(21) ^ self[2].rotate_left(42))
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+impl<K: Key> KeySet<K> {
+    fn new(keys: impl ExactSizeIterator<Item = K>) -> KeySet<K> {
+        let size = (keys.len() * 2).next_power_of_two().max(8);
+        let mut set = KeySet { slots: vec![K::default(); size] };
+        for key in keys {
+            let slot = set.slot(&key);
+            set.slots[slot] = key;
+        }
+        set
+    }
+
+    /// The slot holding `key`, or the free slot where it would go.
+    fn slot(&self, key: &K) -> usize {
+        let mask = self.slots.len() - 1;
+        // The top bits of a multiplicative hash depend on every bit of the key.
+        let mut at = (key.hash() >> (64 - mask.count_ones())) as usize;
+        while self.slots[at] != K::default() && self.slots[at] != *key {
+            at = (at + 1) & mask;
+        }
+        at
+    }
+
+    fn contains(&self, key: &K) -> bool {
+        !self.slots.is_empty() && *key != K::default() && self.slots[self.slot(key)] == *key
+    }
+}
+
+/// A suppressed cell; its labels and numbers live in the index's arenas.
 struct SuppressedCell {
     /// Normalised row label (` within 30 days `), when the row has a text cell.
-    row: Option<String>,
+    row: Option<Range<usize>>,
     /// Normalised column label.
-    column: String,
+    column: Range<usize>,
     /// Whether the row holds other numbers, so the column must be named too.
     several_numbers: bool,
-    /// Numbers a clause about this cell may state: those inside its labels, and `k`.
-    allowed: BTreeSet<Num>,
+    /// Numbers a clause about this cell may state (canonical): those inside its labels, and `k`.
+    allowed: Range<usize>,
 }
 
-fn add_text_numbers(text: &str, index: &mut Index) {
-    // Numbers, dates and identifiers all hold a digit.
-    if !text.bytes().any(|byte| byte.is_ascii_digit()) {
-        return;
-    }
-    // Chunks of letters and digits joined by inner separators, as the narration scanner reads
-    // them, without building tokens.
-    let is_joiner = |byte: u8| matches!(byte, b'-' | b'/' | b'.' | b',' | b'&');
+/// Reads one evidence text in a single pass over its bytes: appends it, normalised, to the
+/// index text (when `words`), and adds the numbers, dates and identifiers of its chunks (runs
+/// of ASCII letters and digits joined by inner separators, as the narration scanner reads them).
+fn read_text(text: &str, index: &mut Index, words: bool) {
     let bytes = text.as_bytes();
+    if words {
+        index.text.reserve(text.len() + 2);
+        index.text.push(b' ');
+    }
+    let mut in_word = false;
+    // The chunk being read: its start, and whether it holds a digit.
+    let mut chunk: Option<(usize, bool)> = None;
     let mut at = 0;
     while at < bytes.len() {
-        if !bytes[at].is_ascii_alphanumeric() {
-            at += 1;
-            continue;
-        }
-        let start = at;
-        while at < bytes.len()
-            && (bytes[at].is_ascii_alphanumeric()
-                || (is_joiner(bytes[at])
-                    && bytes.get(at + 1).is_some_and(u8::is_ascii_alphanumeric)))
-        {
-            at += 1;
-        }
-        let chunk = &text[start..at];
-        if !chunk.bytes().any(|byte| byte.is_ascii_digit()) {
-            continue;
-        }
-        if let Some((year, month, day)) = scan::date(chunk) {
-            index.dates.insert((year, month, day));
-            index.numbers.extend([year.into(), month.into(), day.into()].map(int));
-        } else if chunk.bytes().any(|byte| byte.is_ascii_alphabetic()) {
-            // Identifiers, and numbers with a magnitude suffix: the scanner decides. A chunk of
-            // letters and digits alone is one scanner token, read without scanning.
-            let mut add = |kind: Kind<'_>| match kind {
-                Kind::Number { value, .. } => index.numbers.push(value),
-                Kind::Ident(ident) => {
-                    index.idents.insert(ident);
-                }
-                Kind::Date(..) | Kind::Word(_) => {}
-            };
-            if chunk.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
-                scan::mixed(chunk, &mut add);
-            } else {
-                scan(chunk).into_iter().for_each(|token| add(token.kind));
+        let byte = bytes[at];
+        if !byte.is_ascii() {
+            // Ends any chunk; a letter or digit outside ASCII is part of a word.
+            if let Some((start, true)) = chunk.take() {
+                index.read_chunk(&text[start..at]);
             }
-        } else if let Some(value) = Num::parse(chunk) {
-            index.numbers.push(value);
+            chunk = None;
+            let ch = text[at..].chars().next().unwrap_or(' ');
+            if words {
+                if ch.is_alphanumeric() {
+                    for lower in ch.to_lowercase() {
+                        index.text.extend_from_slice(lower.encode_utf8(&mut [0; 4]).as_bytes());
+                    }
+                    in_word = true;
+                } else if in_word {
+                    index.text.push(b' ');
+                    in_word = false;
+                }
+            }
+            at += ch.len_utf8();
+            continue;
+        }
+        if byte.is_ascii_alphanumeric() {
+            // A run of ASCII letters and digits: found first, then copied and lower-cased at once.
+            let start = at;
+            at += bytes[at..]
+                .iter()
+                .position(|byte| !byte.is_ascii_alphanumeric())
+                .unwrap_or(bytes.len() - at);
+            let digit = bytes[start..at].iter().any(u8::is_ascii_digit);
+            if words {
+                index.text.extend(bytes[start..at].iter().map(u8::to_ascii_lowercase));
+                in_word = true;
+            }
+            match &mut chunk {
+                Some((_, held)) => *held |= digit,
+                None => chunk = Some((start, digit)),
+            }
+            continue;
         } else {
-            for part in chunk.split([',', '-', '/']) {
-                if let Some(value) = Num::parse(part) {
-                    index.numbers.push(value);
-                }
+            if words && in_word {
+                index.text.push(b' ');
+                in_word = false;
+            }
+            let joins = matches!(byte, b'-' | b'/' | b'.' | b',' | b'&')
+                && bytes.get(at + 1).is_some_and(u8::is_ascii_alphanumeric);
+            if !joins && let Some((start, digit)) = chunk.take() && digit {
+                index.read_chunk(&text[start..at]);
             }
         }
+        at += 1;
+    }
+    if let Some((start, true)) = chunk {
+        index.read_chunk(&text[start..]);
+    }
+    if words && in_word {
+        index.text.push(b' ');
     }
 }
 
@@ -230,34 +347,48 @@ fn int(value: i128) -> Num {
     Num { mantissa: value, scale: 0 }
 }
 
-fn label_numbers(label: &str) -> impl Iterator<Item = Num> {
-    scan(label).into_iter().filter_map(|token| match token.kind {
+/// The numbers written in a label, canonical.
+fn label_numbers(label: &str, out: &mut Vec<Num>) {
+    // Only a chunk with a digit that is neither a date nor an identifier holds a number (as
+    // the scanner reads chunks); most labels are names, so the full scan is rarely needed.
+    let holds_number = |chunk: &scan::Chunk<'_>| {
+        chunk.text.bytes().any(|byte| byte.is_ascii_digit())
+            && scan::date(chunk.text).is_none()
+            && !(chunk.text.chars().any(char::is_alphabetic) && scan::mixed(chunk.text, |_| {}))
+    };
+    if !label.bytes().any(|byte| byte.is_ascii_digit())
+        || !scan::chunks(label).iter().any(holds_number)
+    {
+        return;
+    }
+    out.extend(scan(label).into_iter().filter_map(|token| match token.kind {
         Kind::Number { value, .. } => Some(value.canonical()),
         _ => None,
-    })
+    }));
 }
 
 impl Index {
     fn new(evidence: &Evidence) -> Index {
         let mut index = Index {
-            exact: BTreeSet::new(),
-            numbers: Vec::new(),
-            dates: BTreeSet::new(),
-            idents: BTreeSet::new(),
-            text: String::with_capacity(1024),
+            exact: KeySet::default(),
+            numbers: Vec::with_capacity(256),
+            dates: Vec::new(),
+            idents: KeySet::default(),
+            ident_list: Vec::new(),
+            long_idents: Vec::new(),
+            text: Vec::with_capacity(4096),
             suppressed: Vec::new(),
+            labels: Vec::new(),
+            allowed: Vec::new(),
         };
         for entity in &evidence.entities {
-            add_text_numbers(entity, &mut index);
-            normalise(entity, &mut index.text);
+            read_text(entity, &mut index, true);
         }
         for table in &evidence.tables {
             index.numbers.push(int(table.rows.len() as i128));
-            add_text_numbers(&table.intent, &mut index);
-            normalise(&table.intent, &mut index.text);
+            read_text(&table.intent, &mut index, true);
             for column in &table.columns {
-                add_text_numbers(column, &mut index);
-                normalise(column, &mut index.text);
+                read_text(column, &mut index, true);
             }
             for row in &table.rows {
                 let label = row.iter().find_map(|cell| match cell {
@@ -276,27 +407,30 @@ impl Index {
                         Cell::Int(value) => index.numbers.push(int((*value).into())),
                         Cell::Decimal(text) => match Num::parse(text) {
                             Some(value) => index.numbers.push(value),
-                            None => add_text_numbers(text, &mut index),
+                            None => read_text(text, &mut index, false),
                         },
                         Cell::Date(text) | Cell::Text(text) => {
-                            add_text_numbers(text, &mut index);
-                            normalise(text, &mut index.text);
+                            read_text(text, &mut index, true);
                         }
                         Cell::Suppressed { k } => {
                             index.numbers.push(int((*k).into()));
                             let column = table.columns.get(position).map_or("", String::as_str);
-                            let mut allowed: BTreeSet<Num> = label_numbers(column).collect();
-                            allowed.extend(label.map(label_numbers).into_iter().flatten());
-                            allowed.insert(int((*k).into()));
-                            let mut column_text = String::new();
-                            normalise(&column.replace('_', " "), &mut column_text);
+                            let start = index.allowed.len();
+                            index.allowed.push(int((*k).into()).canonical());
+                            label_numbers(column, &mut index.allowed);
+                            label_numbers(label.unwrap_or(""), &mut index.allowed);
+                            let allowed = start..index.allowed.len();
+                            // `normalise` reads `_` as a space.
+                            let mut label_range = |text: &str| {
+                                let start = index.labels.len();
+                                normalise(text, &mut index.labels);
+                                start..index.labels.len()
+                            };
+                            let column = label_range(column);
+                            let row = label.map(&mut label_range);
                             index.suppressed.push(SuppressedCell {
-                                row: label.map(|label| {
-                                    let mut row = String::new();
-                                    normalise(&label.replace('_', " "), &mut row);
-                                    row
-                                }),
-                                column: column_text,
+                                row,
+                                column,
                                 several_numbers: counts > 1,
                                 allowed,
                             });
@@ -305,12 +439,70 @@ impl Index {
                 }
             }
         }
-        index.exact = index.numbers.iter().map(|value| value.canonical()).collect();
+        index.exact = KeySet::new(index.numbers.iter().map(|&value| number_key(value)));
+        index.idents = KeySet::new(index.ident_list.drain(..));
         index
     }
 
+    /// Adds the numbers, date or identifier of one chunk holding a digit.
+    fn read_chunk(&mut self, chunk: &str) {
+        let joined = chunk.bytes().any(|byte| matches!(byte, b'-' | b'/'));
+        if let Some((year, month, day)) = joined.then(|| scan::date(chunk)).flatten() {
+            self.dates.push(date_key(year, month, day));
+            self.numbers.extend([year.into(), month.into(), day.into()].map(int));
+        } else if chunk.bytes().any(|byte| byte.is_ascii_alphabetic()) {
+            // Identifiers, and numbers with a magnitude suffix: the scanner decides. A chunk of
+            // letters and digits alone is one scanner token, read without scanning.
+            if chunk.bytes().all(|byte| byte.is_ascii_alphanumeric()) {
+                if scan::mixed(chunk, |value| self.numbers.push(value)) {
+                    let mut key = [0u8; 24];
+                    if let Some(prefix) = key.get_mut(..chunk.len()) {
+                        // Letters and digits only: the identifier is the chunk, upper-cased.
+                        prefix.copy_from_slice(chunk.as_bytes());
+                        prefix.make_ascii_uppercase();
+                        self.ident_list.push(pack(&key));
+                    } else {
+                        self.add_ident(chunk);
+                    }
+                }
+            } else {
+                for token in scan(chunk) {
+                    match token.kind {
+                        Kind::Number { value, .. } => self.numbers.push(value),
+                        Kind::Ident(ident) => self.add_ident(&ident),
+                        Kind::Date(..) | Kind::Word(_) => {}
+                    }
+                }
+            }
+        } else if let Some(value) = Num::parse(chunk) {
+            self.numbers.push(value);
+        } else {
+            for part in chunk.split([',', '-', '/']) {
+                if let Some(value) = Num::parse(part) {
+                    self.numbers.push(value);
+                }
+            }
+        }
+    }
+
+    /// Adds the identifier written as `chunk` (see [`scan::ident_bytes`]).
+    fn add_ident(&mut self, chunk: &str) {
+        match ident_key(scan::ident_bytes(chunk)) {
+            Some(key) => self.ident_list.push(key),
+            None => self.long_idents.push(scan::ident_bytes(chunk).map(char::from).collect()),
+        }
+    }
+
+    /// Whether `ident` (already upper-case letters and digits) is an evidence identifier.
+    fn knows_ident(&self, ident: &str) -> bool {
+        match ident_key(ident.bytes()) {
+            Some(key) => self.idents.contains(&key),
+            None => self.long_idents.iter().any(|known| known == ident),
+        }
+    }
+
     fn knows_number(&self, written: Num, percent: bool) -> bool {
-        if self.exact.contains(&written.canonical()) {
+        if self.exact.contains(&number_key(written)) {
             return true;
         }
         let fraction_shift = if percent { 2 } else { 0 };
@@ -326,15 +518,25 @@ impl Index {
 
     fn knows_date(&self, year: u16, month: u8, day: u8) -> bool {
         if day == 0 {
-            return self.dates.range((year, month, 0)..=(year, month, 31)).next().is_some();
+            // Any day of that month.
+            let month = date_key(year, month, 0) >> 8;
+            return self.dates.iter().any(|&date| date >> 8 == month);
         }
-        self.dates.contains(&(year, month, day))
+        self.dates.contains(&date_key(year, month, day))
     }
 
-    fn knows_phrase(&self, phrase: &str) -> bool {
-        let mut needle = String::with_capacity(phrase.len() + 2);
-        normalise(phrase, &mut needle);
-        needle.len() <= 2 || self.text.contains(&needle)
+    /// Whether `words`, joined by spaces, appear as whole words in the evidence text.
+    fn knows_phrase(&self, words: &[&str]) -> bool {
+        let mut needle = Vec::with_capacity(64);
+        needle.push(b' ');
+        for word in words {
+            // As `normalise` writes it: words are letters and digits already.
+            normalise(word, &mut needle);
+            needle.pop();
+        }
+        needle.push(b' ');
+        needle.dedup_by(|a, b| *a == b' ' && *b == b' ');
+        needle.len() <= 2 || memchr::memmem::find(&self.text, &needle).is_some()
     }
 }
 
@@ -355,64 +557,72 @@ fn pow10(exponent: i32) -> Option<i128> {
     u32::try_from(exponent).ok().and_then(|exponent| 10i128.checked_pow(exponent))
 }
 
-const PEOPLE: &[&str] = &[
-    "candidate",
-    "candidates",
-    "person",
-    "people",
-    "persons",
-    "staff",
-    "staffer",
-    "staffers",
-    "employee",
-    "employees",
-    "applicant",
-    "applicants",
-    "individual",
-    "individuals",
-    "worker",
-    "workers",
-    "personnel",
-    "hire",
-    "hires",
-    "recruit",
-    "recruits",
-    "engineer",
-    "engineers",
-    "analyst",
-    "analysts",
-];
-const RANKING: &[&str] = &[
-    "rank",
-    "ranks",
-    "ranked",
-    "ranking",
-    "rankings",
-    "score",
-    "scores",
-    "scored",
-    "scoring",
-    "rate",
-    "rated",
-    "rating",
-    "ratings",
-    "best",
-    "top",
-    "strongest",
-    "weakest",
-    "worst",
-    "ideal",
-    "preferred",
-    "recommend",
-    "recommended",
-    "shortlist",
-    "shortlisted",
-    "first-choice",
-    "likeliest",
-    "better",
-    "stronger",
-    "weaker",
-];
+/// Whether a lower-case word names people.
+fn is_people(word: &str) -> bool {
+    matches!(
+        word,
+        "analyst"
+            | "analysts"
+            | "applicant"
+            | "applicants"
+            | "candidate"
+            | "candidates"
+            | "employee"
+            | "employees"
+            | "engineer"
+            | "engineers"
+            | "hire"
+            | "hires"
+            | "individual"
+            | "individuals"
+            | "people"
+            | "person"
+            | "personnel"
+            | "persons"
+            | "recruit"
+            | "recruits"
+            | "staff"
+            | "staffer"
+            | "staffers"
+            | "worker"
+            | "workers"
+    )
+}
+/// Whether a lower-case word scores or ranks.
+fn is_ranking(word: &str) -> bool {
+    matches!(
+        word,
+        "best"
+            | "better"
+            | "first-choice"
+            | "ideal"
+            | "likeliest"
+            | "preferred"
+            | "rank"
+            | "ranked"
+            | "ranking"
+            | "rankings"
+            | "ranks"
+            | "rate"
+            | "rated"
+            | "rating"
+            | "ratings"
+            | "recommend"
+            | "recommended"
+            | "score"
+            | "scored"
+            | "scores"
+            | "scoring"
+            | "shortlist"
+            | "shortlisted"
+            | "stronger"
+            | "strongest"
+            | "top"
+            | "weaker"
+            | "weakest"
+            | "worst"
+    )
+}
 
 /// Checks `narration` against `evidence`.
 pub fn check_faithfulness(narration: &str, evidence: &Evidence, config: &GateConfig) -> Verdict {
@@ -427,13 +637,37 @@ pub fn check_faithfulness(narration: &str, evidence: &Evidence, config: &GateCon
 }
 
 fn render(value: Num) -> String {
+    let mut out = Vec::new();
+    render_into(value, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes `value` in plain decimal notation (ASCII).
+fn render_into(value: Num, out: &mut Vec<u8>) {
+    use std::io::Write as _;
     if value.scale <= 0 {
-        let zeros = usize::try_from(-value.scale).unwrap_or(0);
-        return format!("{}{}", value.mantissa, "0".repeat(zeros));
+        let _ = write!(out, "{}", value.mantissa);
+        for _ in 0..(-i64::from(value.scale)) {
+            out.push(b'0');
+        }
+        return;
     }
-    let digits = format!("{:0>width$}", value.mantissa.abs(), width = value.scale as usize + 1);
-    let (whole, fraction) = digits.split_at(digits.len() - value.scale as usize);
-    format!("{}{whole}.{fraction}", if value.mantissa < 0 { "-" } else { "" })
+    let scale = usize::try_from(value.scale).unwrap_or(0);
+    let digits = value.mantissa.unsigned_abs().to_string();
+    if value.mantissa < 0 {
+        out.push(b'-');
+    }
+    let whole = digits.len().saturating_sub(scale);
+    if whole == 0 {
+        out.push(b'0');
+    } else {
+        out.extend_from_slice(&digits.as_bytes()[..whole]);
+    }
+    out.push(b'.');
+    for _ in digits.len()..scale {
+        out.push(b'0');
+    }
+    out.extend_from_slice(&digits.as_bytes()[whole..]);
 }
 
 fn check_values(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>) {
@@ -445,7 +679,7 @@ fn check_values(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>) {
             Kind::Date(year, month, day) if !index.knows_date(*year, *month, *day) => {
                 misses.push(Miss::Date(format!("{year:04}-{month:02}-{day:02}")));
             }
-            Kind::Ident(ident) if !index.idents.contains(ident) => {
+            Kind::Ident(ident) if !index.knows_ident(ident) => {
                 misses.push(Miss::Entity(ident.clone()));
             }
             _ => {}
@@ -472,6 +706,7 @@ fn check_entities(
         Kind::Word(word) => word.chars().next().is_some_and(char::is_uppercase),
         _ => false,
     };
+    let mut words: Vec<&str> = Vec::new();
     let mut at = 0;
     while at < tokens.len() {
         if !capitalised(&tokens[at]) {
@@ -503,33 +738,44 @@ fn check_entities(
             }
             break;
         }
-        let mut words: Vec<&str> = tokens[at..end]
-            .iter()
-            .filter_map(|token| match token.kind {
-                Kind::Word(word) => Some(word),
-                _ => None,
-            })
-            .collect();
+        words.clear();
+        words.extend(tokens[at..end].iter().filter_map(|token| match token.kind {
+            Kind::Word(word) => Some(word),
+            _ => None,
+        }));
         let opens_sentence = tokens[at].starts_sentence;
-        if opens_sentence && words.first().is_some_and(|word| OPENERS.contains(&&*lower(word))) {
+        if opens_sentence
+            && words.first().is_some_and(|word| with_lower(word, |word| OPENERS.contains(&word)))
+        {
             words.remove(0);
         }
-        while words.first().is_some_and(|word| CONNECTORS.contains(&&*lower(word))) {
+        while words.first().is_some_and(|word| with_lower(word, |word| CONNECTORS.contains(&word)))
+        {
             words.remove(0);
         }
-        let meaningful = words.iter().any(|word| !config.vocabulary.contains(&*lower(word)));
+        let meaningful =
+            words.iter().any(|word| with_lower(word, |word| !config.vocabulary.contains(word)));
         let lone_opener =
             opens_sentence && end - at == 1 && !is_acronym(words.first().copied().unwrap_or(""));
-        if meaningful && !lone_opener {
-            let phrase = words.join(" ");
-            if !index.knows_phrase(&phrase) {
-                // Accept a run whose every non-vocabulary word is known on its own only when it
-                // is a single word; a multi-word name must appear as written.
-                misses.push(Miss::Entity(phrase));
-            }
+        // A multi-word name must appear as written.
+        if meaningful && !lone_opener && !index.knows_phrase(&words) {
+            misses.push(Miss::Entity(words.join(" ")));
         }
         at = end;
     }
+}
+
+/// Calls `f` with `word` in lower case, without allocating for a short ASCII word.
+fn with_lower<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
+    let mut buffer = [0u8; 32];
+    if word.is_ascii()
+        && let Some(short) = buffer.get_mut(..word.len())
+    {
+        short.copy_from_slice(word.as_bytes());
+        short.make_ascii_lowercase();
+        return f(std::str::from_utf8(short).unwrap_or_default());
+    }
+    f(&lower(word))
 }
 
 /// `word` in lower case, borrowed when it already is.
@@ -545,50 +791,64 @@ fn is_acronym(word: &str) -> bool {
     word.len() >= 2 && word.chars().all(|ch| ch.is_ascii_uppercase())
 }
 
-/// The words and numbers of a run of tokens, normalised as in [`normalise`].
-fn words_text(tokens: &[Token<'_>]) -> String {
-    let mut text = String::from(" ");
+/// The words and numbers of a run of tokens, normalised as in [`normalise`], into `text`.
+fn words_text(tokens: &[Token<'_>], text: &mut Vec<u8>, digits: bool) {
+    text.clear();
+    text.push(b' ');
     for token in tokens {
         if let Kind::Word(word) = &token.kind {
-            text.push_str(&lower(word));
-            text.push(' ');
+            text.extend_from_slice(lower(word).as_bytes());
+            text.push(b' ');
         } else if let Kind::Number { value, .. } = &token.kind {
-            text.push_str(&render(*value));
-            text.push(' ');
+            if digits {
+                render_into(*value, text);
+            } else {
+                text.push(b'#');
+            }
+            text.push(b' ');
         }
     }
-    text
 }
 
 fn check_suppressed(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>) {
     if index.suppressed.is_empty() {
         return;
     }
+    // Parts are short: a plain window scan beats building a searcher.
+    let contains = |text: &[u8], needle: &[u8]| {
+        needle.is_empty() || text.windows(needle.len()).any(|it| it == needle)
+    };
+    // Numbers are written out only when some label holds a digit; else a mark that no label
+    // holds keeps the words around a number apart just the same.
+    let digits = index.labels.iter().any(u8::is_ascii_digit);
+    let label = |range: &Range<usize>| &index.labels[range.clone()];
+    let mut text = Vec::new();
     // Tokens come in narration order, so each part is one run of them.
     for part in tokens.chunk_by(|a, b| a.part == b.part) {
-        let numbers: Vec<Num> = part
-            .iter()
-            .filter_map(|token| match token.kind {
+        let numbers = || {
+            part.iter().filter_map(|token| match token.kind {
                 Kind::Number { value, .. } => Some(value),
                 _ => None,
             })
-            .collect();
-        if numbers.is_empty() {
+        };
+        if numbers().next().is_none() {
             continue;
         }
-        let text = words_text(part);
+        words_text(part, &mut text, digits);
         for cell in &index.suppressed {
             let about = match (&cell.row, cell.several_numbers) {
-                (Some(row), false) => text.contains(row.as_str()),
-                (Some(row), true) => text.contains(row.as_str()) && text.contains(&cell.column),
-                (None, _) => text.contains(&cell.column),
+                (Some(row), false) => contains(&text, label(row)),
+                (Some(row), true) => {
+                    contains(&text, label(row)) && contains(&text, label(&cell.column))
+                }
+                (None, _) => contains(&text, label(&cell.column)),
             };
             if !about {
                 continue;
             }
-            for number in &numbers {
-                if !cell.allowed.contains(&number.canonical()) {
-                    misses.push(Miss::SuppressedNumber(render(*number)));
+            for number in numbers() {
+                if !index.allowed[cell.allowed.clone()].contains(&number.canonical()) {
+                    misses.push(Miss::SuppressedNumber(render(number)));
                 }
             }
         }
@@ -597,20 +857,27 @@ fn check_suppressed(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>)
 
 fn check_people(tokens: &[Token<'_>], misses: &mut Vec<Miss>) {
     for clause in tokens.chunk_by(|a, b| a.clause == b.clause) {
-        let words: Vec<Cow<'_, str>> = clause
-            .iter()
-            .filter_map(|token| match token.kind {
-                Kind::Word(word) => Some(lower(word)),
-                _ => None,
-            })
-            .collect();
-        let people = words.iter().any(|word| PEOPLE.contains(&&**word));
-        let ranking = words.iter().enumerate().any(|(at, word)| {
-            // `top secret` is a clearance level, not a ranking.
-            RANKING.contains(&&**word)
-                && !(word == "top" && words.get(at + 1).is_some_and(|next| next == "secret"))
-        });
+        let (mut people, mut ranking) = (false, false);
+        // `top` ranks unless `secret` follows (a clearance level).
+        let mut top = false;
+        for token in clause {
+            let Kind::Word(word) = token.kind else { continue };
+            with_lower(word, |word| {
+                people |= is_people(word);
+                ranking |= top && word != "secret";
+                top = word == "top";
+                ranking |= !top && is_ranking(word);
+            });
+        }
+        ranking |= top;
         if people && ranking {
+            let words: Vec<Cow<'_, str>> = clause
+                .iter()
+                .filter_map(|token| match token.kind {
+                    Kind::Word(word) => Some(lower(word)),
+                    _ => None,
+                })
+                .collect();
             misses.push(Miss::RanksPeople(words.join(" ")));
         }
     }

@@ -24,6 +24,31 @@ impl Num {
 
     /// Parses plain digits with optional thousands separators and decimal part.
     pub(crate) fn parse(text: &str) -> Option<Num> {
+        // Plain digits with at most one decimal point, at most 30 digits: read in one pass.
+        if !text.is_empty() && text.len() <= 31 {
+            let mut mantissa = 0i128;
+            let mut point = None;
+            let mut plain = true;
+            for (at, byte) in text.bytes().enumerate() {
+                match byte {
+                    b'0'..=b'9' => mantissa = mantissa * 10 + i128::from(byte - b'0'),
+                    b'.' if point.is_none() => point = Some(at),
+                    _ => {
+                        plain = false;
+                        break;
+                    }
+                }
+            }
+            let digits = text.len() - usize::from(point.is_some());
+            if plain && (1..=30).contains(&digits) {
+                let scale = point.map_or(0, |at| text.len() - at - 1);
+                return Some(Num { mantissa, scale: scale as i32 });
+            }
+        }
+        Self::parse_general(text)
+    }
+
+    fn parse_general(text: &str) -> Option<Num> {
         let text = text.trim_start_matches(['-', '+']);
         let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
         if whole.is_empty() && fraction.is_empty() {
@@ -99,18 +124,36 @@ const MONTHS: [&str; 12] = [
 ];
 
 pub(crate) fn month(word: &str) -> Option<u8> {
-    // Trailing dots off, then compared ignoring ASCII case (the names are lower-case ASCII).
+    // Trailing dots off, then compared ignoring ASCII case (the names are lower-case ASCII):
+    // the first three letters pick the month, the rest must be all or nothing.
     let word = word.trim_end_matches('.');
-    let index = MONTHS.iter().position(|name| {
-        name.eq_ignore_ascii_case(word)
-            || (word.len() == 3 && name.as_bytes()[..3].eq_ignore_ascii_case(word.as_bytes()))
-            || (word.eq_ignore_ascii_case("sept") && *name == "september")
-    })?;
-    u8::try_from(index + 1).ok()
+    let bytes = word.as_bytes();
+    if !(3..=9).contains(&bytes.len()) {
+        return None;
+    }
+    let prefix = [bytes[0], bytes[1], bytes[2]].map(|byte| byte.to_ascii_lowercase());
+    let index = MONTHS.iter().position(|name| name.as_bytes()[..3] == prefix)?;
+    let name = MONTHS[index];
+    let whole = bytes.len() == 3
+        || name.eq_ignore_ascii_case(word)
+        || (index == 8 && word.eq_ignore_ascii_case("sept"));
+    whole.then(|| u8::try_from(index + 1).ok()).flatten()
 }
 
 /// Parses `YYYY-MM-DD` or `MM/DD/YYYY`.
 pub(crate) fn date(text: &str) -> Option<(u16, u8, u8)> {
+    // The common form, `YYYY-MM-DD`, read directly.
+    if let &[y1, y2, y3, y4, b'-', m1, m2, b'-', d1, d2] = text.as_bytes()
+        && [y1, y2, y3, y4, m1, m2, d1, d2].iter().all(u8::is_ascii_digit)
+    {
+        let digit = |byte: u8| byte - b'0';
+        let year =
+            [y1, y2, y3, y4].iter().fold(0u16, |year, &byte| year * 10 + u16::from(digit(byte)));
+        let month = digit(m1) * 10 + digit(m2);
+        let day = digit(d1) * 10 + digit(d2);
+        return ((1..=12).contains(&month) && (1..=31).contains(&day))
+            .then_some((year, month, day));
+    }
     let mut parts = text.split(['-', '/']);
     let (Some(first), Some(second), Some(third), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
@@ -158,40 +201,72 @@ fn magnitude(word: &str) -> Option<i32> {
     WORDS.iter().find(|(name, _)| name.eq_ignore_ascii_case(word)).map(|&(_, shift)| shift)
 }
 
-/// Scans a narration into tokens.
-pub(crate) fn scan(text: &str) -> Vec<Token<'_>> {
-    // (chunk, sentence, clause, part, starts a sentence, followed by `%`)
-    let mut raw: Vec<(&str, u32, u32, u32, bool, bool)> = Vec::new();
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut sentence = 0u32;
-    let mut clause = 0u32;
-    let mut part = 0u32;
+/// The character at byte `at` of `text` (a char boundary), and its length in bytes.
+fn char_at(text: &str, at: usize) -> Option<(char, usize)> {
+    let byte = *text.as_bytes().get(at)?;
+    if byte.is_ascii() {
+        return Some((char::from(byte), 1));
+    }
+    text[at..].chars().next().map(|ch| (ch, ch.len_utf8()))
+}
+
+/// One chunk of letters and digits as the scanner cut it, with its position.
+pub(crate) struct Chunk<'a> {
+    pub(crate) text: &'a str,
+    sentence: u32,
+    clause: u32,
+    part: u32,
+    starts: bool,
+    /// Followed by `%`.
+    percent: bool,
+}
+
+/// Cuts `text` into chunks: runs of letters and digits joined by inner separators
+/// (`-` `/` `.` `,` `'` `’` `&` between two of them), each tagged with its sentence, clause and
+/// part. One pass over the bytes; only non-ASCII characters are decoded.
+pub(crate) fn chunks(text: &str) -> Vec<Chunk<'_>> {
+    let bytes = text.as_bytes();
+    let alphanumeric_at = |at: usize| char_at(text, at).is_some_and(|(ch, _)| ch.is_alphanumeric());
+    let mut out = Vec::with_capacity(text.len() / 6 + 1);
+    let (mut sentence, mut clause, mut part) = (0u32, 0u32, 0u32);
     let mut at_sentence_start = true;
-    let mut index = 0;
-    while index < chars.len() {
-        let ch = chars[index].1;
+    let mut at = 0;
+    while at < bytes.len() {
+        let (ch, width) = char_at(text, at).unwrap_or(('\0', 1));
+        if ch.is_ascii()
+            && !ch.is_ascii_alphanumeric()
+            && !matches!(ch, '.' | '!' | '?' | '\n' | ';' | ':' | '(' | ')' | '|' | ',')
+        {
+            // Spaces and other ASCII marks: nothing to count.
+            at += 1;
+            continue;
+        }
         if ch.is_alphanumeric() {
-            let start = index;
-            let mut end = index + 1;
-            while end < chars.len() {
-                let next = chars[end].1;
-                if next.is_alphanumeric() {
+            let start = at;
+            let mut end = at + width;
+            loop {
+                // ASCII letters and digits, the common case, without decoding.
+                while bytes.get(end).is_some_and(u8::is_ascii_alphanumeric) {
                     end += 1;
-                } else if matches!(next, '-' | '/' | '.' | ',' | '\'' | '\u{2019}' | '&')
-                    && end + 1 < chars.len()
-                    && chars[end + 1].1.is_alphanumeric()
-                {
-                    end += 2;
-                } else {
+                }
+                let Some((next, width)) = char_at(text, end) else { break };
+                let joins = matches!(next, '-' | '/' | '.' | ',' | '\'' | '\u{2019}' | '&')
+                    && alphanumeric_at(end + width);
+                if !(next.is_alphanumeric() || joins) {
                     break;
                 }
+                end += width;
             }
-            let from = chars[start].0;
-            let to = chars.get(end).map_or(text.len(), |&(at, _)| at);
-            let percent = chars.get(end).is_some_and(|&(_, next)| next == '%');
-            raw.push((&text[from..to], sentence, clause, part, at_sentence_start, percent));
+            out.push(Chunk {
+                text: &text[start..end],
+                sentence,
+                clause,
+                part,
+                starts: at_sentence_start,
+                percent: bytes.get(end) == Some(&b'%'),
+            });
             at_sentence_start = false;
-            index = end;
+            at = end;
             continue;
         }
         match ch {
@@ -205,100 +280,133 @@ pub(crate) fn scan(text: &str) -> Vec<Token<'_>> {
                 clause += 1;
                 part += 1;
             }
-            ',' if chars.get(index + 1).is_none_or(|&(_, next)| next.is_whitespace()) => {
+            ',' if char_at(text, at + 1).is_none_or(|(next, _)| next.is_whitespace()) => {
                 clause += 1
             }
             _ => {}
         }
-        index += 1;
+        at += width;
     }
-    let mut tokens = Vec::with_capacity(raw.len());
+    out
+}
+
+/// `word` without trailing possessives (`'s`, `’s`).
+fn strip_possessive(mut word: &str) -> &str {
+    while let Some(rest) = word.strip_suffix("'s") {
+        word = rest;
+    }
+    while let Some(rest) = word.strip_suffix("\u{2019}s") {
+        word = rest;
+    }
+    word
+}
+
+/// Scans a narration into tokens.
+pub(crate) fn scan<'a>(text: &'a str) -> Vec<Token<'a>> {
+    let raw = chunks(text);
+    let mut tokens = Vec::with_capacity(raw.len() + 4);
+    let mut has_month = false;
     let mut position = 0;
     while position < raw.len() {
-        let (chunk, sentence, clause, part, starts, percent) = &raw[position];
-        let token = |kind| Token {
+        let chunk = &raw[position];
+        let token = |kind: Kind<'a>| Token {
             kind,
-            sentence: *sentence,
-            clause: *clause,
-            part: *part,
-            starts_sentence: *starts,
+            sentence: chunk.sentence,
+            clause: chunk.clause,
+            part: chunk.part,
+            starts_sentence: chunk.starts,
         };
-        let chunk: &str = chunk;
-        let has_digit = chunk.chars().any(|ch| ch.is_ascii_digit());
-        let has_letter = chunk.chars().any(char::is_alphabetic);
-        if let Some((year, month, day)) = date(chunk) {
-            tokens.push(token(Kind::Date(year, month, day)));
-        } else if has_digit && !has_letter {
-            let mut parts: Vec<&str> = vec![chunk];
-            if Num::parse(chunk).is_none() {
-                parts = chunk.split([',', '-', '/']).collect();
-            }
-            for part in parts {
-                if Num::parse(part).is_none() && part.chars().any(|ch| ch.is_ascii_digit()) {
-                    // Too long to be a number: checked as an identifier, so it fails closed.
-                    let ident: String = part.chars().filter(char::is_ascii_alphanumeric).collect();
-                    tokens.push(token(Kind::Ident(ident)));
-                }
-                if let Some(mut value) = Num::parse(part) {
-                    let next_word = raw.get(position + 1).filter(|next| next.2 == *clause);
-                    if let Some(shift) = next_word.and_then(|next| magnitude(next.0)) {
-                        value.scale -= shift;
-                        position += 1;
-                    }
-                    let percent = *percent
-                        || raw.get(position + 1).is_some_and(|next| {
-                            next.0.eq_ignore_ascii_case("percent")
-                                || next.0.eq_ignore_ascii_case("pct")
-                        });
-                    tokens.push(token(Kind::Number { value, percent }));
-                }
-            }
-        } else if has_digit {
-            mixed(chunk, |kind| tokens.push(token(kind)));
-        } else {
+        let text = chunk.text;
+        let has_digit = text.bytes().any(|byte| byte.is_ascii_digit());
+        if !has_digit && text.bytes().all(|byte| byte.is_ascii_alphabetic()) {
+            // One plain word: nothing to split, strip or trim.
+            has_month = has_month || month(text).is_some();
+            tokens.push(token(Kind::Word(text)));
+        } else if !has_digit {
             for (offset, word) in
-                chunk.split(['-', '/', '&']).filter(|word| !word.is_empty()).enumerate()
+                text.split(['-', '/', '&']).filter(|word| !word.is_empty()).enumerate()
             {
-                let word = word.trim_end_matches("'s").trim_end_matches("\u{2019}s");
-                let word = word.trim_matches(|ch: char| !ch.is_alphanumeric());
+                let word = strip_possessive(word).trim_matches(|ch: char| !ch.is_alphanumeric());
                 if !word.is_empty() {
+                    has_month = has_month || month(word).is_some();
                     tokens.push(Token {
                         kind: Kind::Word(word),
-                        sentence: *sentence,
-                        clause: *clause,
-                        part: *part,
-                        starts_sentence: *starts && offset == 0,
+                        sentence: chunk.sentence,
+                        clause: chunk.clause,
+                        part: chunk.part,
+                        starts_sentence: chunk.starts && offset == 0,
                     });
                 }
+            }
+        } else if let Some((year, month, day)) = date(text) {
+            tokens.push(token(Kind::Date(year, month, day)));
+        } else if !text.chars().any(char::is_alphabetic) {
+            let number = |part: &str, position: &mut usize, tokens: &mut Vec<Token<'a>>| {
+                let Some(mut value) = Num::parse(part) else {
+                    if part.bytes().any(|byte| byte.is_ascii_digit()) {
+                        // Too long to be a number: checked as an identifier, so it fails closed.
+                        let ident = part.chars().filter(char::is_ascii_alphanumeric).collect();
+                        tokens.push(token(Kind::Ident(ident)));
+                    }
+                    return;
+                };
+                let next_word = raw.get(*position + 1).filter(|next| next.clause == chunk.clause);
+                if let Some(shift) = next_word.and_then(|next| magnitude(next.text)) {
+                    value.scale -= shift;
+                    *position += 1;
+                }
+                let percent = chunk.percent
+                    || raw.get(*position + 1).is_some_and(|next| {
+                        next.text.eq_ignore_ascii_case("percent")
+                            || next.text.eq_ignore_ascii_case("pct")
+                    });
+                tokens.push(token(Kind::Number { value, percent }));
+            };
+            if Num::parse(text).is_some() {
+                number(text, &mut position, &mut tokens);
+            } else {
+                for part in text.split([',', '-', '/']) {
+                    number(part, &mut position, &mut tokens);
+                }
+            }
+        } else {
+            if mixed(text, |value| tokens.push(token(Kind::Number { value, percent: false }))) {
+                tokens.push(token(Kind::Ident(ident_bytes(text).map(char::from).collect())));
             }
         }
         position += 1;
     }
-    fold_month_dates(tokens)
+    if has_month { fold_month_dates(tokens) } else { tokens }
 }
 
-/// The tokens of a chunk holding both digits and letters: a number with a magnitude suffix
-/// (`12M`), an identifier of at least four letters and digits (upper-cased), or else the runs
-/// of digits as numbers.
-pub(crate) fn mixed(chunk: &str, mut emit: impl FnMut(Kind<'static>)) {
+/// Reads a chunk holding both digits and letters: a number with a magnitude suffix (`12M`),
+/// an identifier of at least four letters and digits (then it returns `true`, and the caller
+/// reads the identifier with [`ident_bytes`]), or else the runs of digits as numbers.
+pub(crate) fn mixed(chunk: &str, mut number: impl FnMut(Num)) -> bool {
     let split = chunk.find(|ch: char| ch.is_alphabetic()).unwrap_or(0);
     let (digits, suffix) = chunk.split_at(split);
-    if let (Some(mut value), Some(shift)) = (Num::parse(digits), magnitude(suffix)) {
+    if split > 0
+        && let Some(mut value) = Num::parse(digits)
+        && let Some(shift) = magnitude(suffix)
+    {
         value.scale -= shift;
-        emit(Kind::Number { value, percent: false });
-        return;
+        number(value);
+        return false;
     }
-    let ident: String =
-        chunk.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_uppercase();
-    if ident.len() >= 4 {
-        emit(Kind::Ident(ident));
-    } else {
-        for run in chunk.split(|ch: char| !ch.is_ascii_digit()).filter(|run| !run.is_empty()) {
-            if let Some(value) = Num::parse(run) {
-                emit(Kind::Number { value, percent: false });
-            }
+    if ident_bytes(chunk).nth(3).is_some() {
+        return true;
+    }
+    for run in chunk.split(|ch: char| !ch.is_ascii_digit()).filter(|run| !run.is_empty()) {
+        if let Some(value) = Num::parse(run) {
+            number(value);
         }
     }
+    false
+}
+
+/// An identifier as compared: the chunk's ASCII letters and digits, upper-cased.
+pub(crate) fn ident_bytes(chunk: &str) -> impl Iterator<Item = u8> + '_ {
+    chunk.bytes().filter(u8::is_ascii_alphanumeric).map(|byte| byte.to_ascii_uppercase())
 }
 
 /// Folds `March 31, 2026`, `31 March 2026` and `March 2026` into dates.
@@ -314,11 +422,6 @@ fn fold_month_dates(mut tokens: Vec<Token<'_>>) -> Vec<Token<'_>> {
                 _ => None,
             }
         };
-    let has_month =
-        tokens.iter().any(|token| matches!(&token.kind, Kind::Word(word) if month(word).is_some()));
-    if !has_month {
-        return tokens;
-    }
     let mut out = Vec::with_capacity(tokens.len());
     let mut index = 0;
     while index < tokens.len() {
@@ -373,26 +476,55 @@ impl<'a> Token<'a> {
     }
 }
 
+/// For each ASCII byte: its lower-case form when a letter or digit, else 0 (a separator).
+pub(crate) const FOLD: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut byte = 0u8;
+    while byte < 128 {
+        if byte.is_ascii_alphanumeric() {
+            table[byte as usize] = byte.to_ascii_lowercase();
+        }
+        byte += 1;
+    }
+    table
+};
+
 /// Lower-case alphanumeric words joined by single spaces, with a space at each end, so that
-/// `contains(" word ")` tests whole words.
-pub(crate) fn normalise(text: &str, out: &mut String) {
-    out.push(' ');
+/// a search for ` word ` tests whole words. UTF-8 in, UTF-8 out (as bytes).
+pub(crate) fn normalise(text: &str, out: &mut Vec<u8>) {
+    out.reserve(text.len() + 2);
+    out.push(b' ');
+    let bytes = text.as_bytes();
     let mut in_word = false;
-    for ch in text.chars() {
-        if ch.is_ascii_alphanumeric() {
-            out.push(ch.to_ascii_lowercase());
-            in_word = true;
-        } else if ch.is_ascii() || !ch.is_alphanumeric() {
-            if in_word {
-                out.push(' ');
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        let (folded, width) = if byte.is_ascii() {
+            (FOLD[usize::from(byte)], 1)
+        } else {
+            let ch = text[at..].chars().next().unwrap_or(' ');
+            if ch.is_alphanumeric() {
+                for lower in ch.to_lowercase() {
+                    out.extend_from_slice(lower.encode_utf8(&mut [0; 4]).as_bytes());
+                }
+                in_word = true;
+            } else if in_word {
+                out.push(b' ');
                 in_word = false;
             }
-        } else {
-            out.extend(ch.to_lowercase());
+            at += ch.len_utf8();
+            continue;
+        };
+        if folded != 0 {
+            out.push(folded);
             in_word = true;
+        } else if in_word {
+            out.push(b' ');
+            in_word = false;
         }
+        at += width;
     }
     if in_word {
-        out.push(' ');
+        out.push(b' ');
     }
 }

@@ -163,6 +163,56 @@ fn template_narration_passes() {
     assert!(verdict.passed(), "{narration}\n{:?}", verdict.misses);
 }
 
+#[test]
+fn a_threshold_that_is_a_multiple_of_ten_may_be_stated() {
+    let evidence = Evidence {
+        tables: vec![table(
+            "bench_clearance_counts",
+            &["availability", "candidates"],
+            vec![vec![text("now"), Cell::Int(14)], vec![text("later"), Cell::Suppressed { k: 10 }]],
+        )],
+        entities: Vec::new(),
+    };
+    let verdict = check_faithfulness(
+        "Later: fewer than 10 candidates (withheld).",
+        &evidence,
+        &GateConfig::reference(),
+    );
+    assert!(verdict.passed(), "{:?}", verdict.misses);
+    let verdict = check_faithfulness("Later, 14 candidates.", &evidence, &GateConfig::reference());
+    assert_eq!(verdict.misses, [Miss::SuppressedNumber("14".to_owned())]);
+}
+
+#[test]
+fn identifiers_and_numbers_are_found_in_every_form() {
+    // Long identifiers (past the packed key), a joined identifier, a month-year date, a
+    // magnitude and a percentage of a fraction.
+    let long = "ABCDEFGHJKLMNPQRSTUVWXYZ123456";
+    let evidence = Evidence {
+        tables: vec![table(
+            "top_incumbents",
+            &["piid", "uei", "obligations", "share", "end_date"],
+            vec![vec![
+                text("W91QUZ-20-D-0012"),
+                text(long),
+                decimal("1234567.89"),
+                decimal("0.453"),
+                Cell::Date("2027-03-31".to_owned()),
+            ]],
+        )],
+        entities: Vec::new(),
+    };
+    let config = GateConfig::reference();
+    let narration = format!(
+        "Order W91QUZ-20-D-0012 ({long}) holds $1.2 million, 45.3% of the market, until \
+         March 2027."
+    );
+    let verdict = check_faithfulness(&narration, &evidence, &config);
+    assert!(verdict.passed(), "{:?}", verdict.misses);
+    let verdict = check_faithfulness(&format!("Vendor {long}Q bid."), &evidence, &config);
+    assert_eq!(verdict.misses, [Miss::Entity(format!("{long}Q"))]);
+}
+
 fn cell() -> impl Strategy<Value = Cell> {
     prop_oneof![
         Just(Cell::Null),
