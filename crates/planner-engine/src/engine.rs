@@ -101,7 +101,8 @@ impl Engine {
             max_rounds: config.max_clarify_rounds,
         });
         let checkpoints: Arc<dyn Checkpointer> = Arc::new(PgCheckpointer::new(pool));
-        let graph = graph::build().with_checkpointer(Arc::clone(&checkpoints), Durability::Exit);
+        let graph =
+            graph::build().with_checkpointer(Arc::clone(&checkpoints), Durability::Interrupts);
         Engine { ctx, graph, checkpoints }
     }
 

@@ -8,7 +8,6 @@
 use std::time::Duration;
 
 use planner_registry::ParamKind;
-use sqlx::Executor as _;
 use sqlx::postgres::PgPool;
 use uuid::Uuid;
 
@@ -122,8 +121,7 @@ pub async fn write_audit(pool: &PgPool, record: &AuditRecord) -> Result<Uuid> {
     let latency_ms = i32::try_from(record.latency.as_millis()).unwrap_or(i32::MAX);
     let kinds: Vec<&str> = record.param_kinds.iter().map(|kind| kind.as_str()).collect();
 
-    let mut tx = pool.begin().await?;
-    tx.execute("SET LOCAL ROLE planner_audit").await?;
+    let mut tx = pool.begin_with("BEGIN; SET LOCAL ROLE planner_audit").await?;
     sqlx::query(
         "INSERT INTO audit.answer_log (id, intents, param_kinds, node_count, suppressed_cells, \
          faithfulness, self_consistency, route, latency_ms) \

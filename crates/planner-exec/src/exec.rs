@@ -99,10 +99,21 @@ pub struct ExecRequest<'a> {
     pub guard: Guard,
 }
 
-/// The role every intent runs as. JIT compilation is off: registry queries run in milliseconds,
-/// and compiling one (which PostgreSQL starts from cost estimates alone) takes far longer.
-const READER_SETUP: &str =
-    "SET TRANSACTION READ ONLY; SET LOCAL ROLE planner_reader; SET LOCAL jit = off";
+/// The opening of every intent's transaction, sent as one simple query (one round trip): a
+/// read-only transaction as `planner_reader`, with the statement timeout and the tenant set
+/// locally. JIT compilation is off: registry queries run in milliseconds, and compiling one
+/// (which PostgreSQL starts from cost estimates alone) takes far longer.
+///
+/// Both values are typed (an integer and a UUID, whose text is digits, hex and dashes only), so
+/// writing them into the statement cannot change its meaning.
+fn reader_setup(timeout: Duration, tenant: Option<TenantId>) -> String {
+    let timeout_ms = timeout.as_millis().max(1);
+    let tenant = tenant.map(|tenant| tenant.0.hyphenated().to_string()).unwrap_or_default();
+    format!(
+        "BEGIN READ ONLY; SET LOCAL ROLE planner_reader; SET LOCAL jit = off; \
+         SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL planner.tenant = '{tenant}'"
+    )
+}
 
 /// Extra time the client waits beyond the statement timeout before giving up on the server.
 const CLIENT_GRACE: Duration = Duration::from_secs(5);
@@ -123,17 +134,8 @@ pub async fn execute(pool: &PgPool, request: &ExecRequest<'_>) -> Result<ResultT
 }
 
 async fn run(pool: &PgPool, request: &ExecRequest<'_>) -> Result<ResultTable> {
-    let mut tx = pool.begin().await?;
-    tx.execute(sqlx::raw_sql(READER_SETUP)).await?;
-    let timeout_ms = request.timeout.as_millis().max(1).to_string();
-    let tenant = request.tenant.map(|tenant| tenant.0.to_string()).unwrap_or_default();
-    sqlx::query(
-        "SELECT set_config('statement_timeout', $1, true), set_config('planner.tenant', $2, true)",
-    )
-    .bind(timeout_ms)
-    .bind(tenant)
-    .execute(&mut *tx)
-    .await?;
+    let setup = reader_setup(request.timeout, request.tenant);
+    let mut tx = pool.begin_with(AssertSqlSafe(setup)).await?;
 
     // Declare the bind types so the server types each placeholder as the value sent for it.
     let types: Vec<PgTypeInfo> = request.binds.iter().map(Bind::type_info).collect();

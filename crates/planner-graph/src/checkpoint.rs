@@ -47,6 +47,11 @@ pub enum Durability {
     Async,
     /// Only the checkpoints at interrupts and at the end are saved, durable before return.
     Exit,
+    /// Only the checkpoints at interrupts, and the end of a run resumed from one, are saved,
+    /// durable before return: a run that finishes without pausing neither reads nor writes the
+    /// store. For threads that are only ever resumed from an interrupt, never forked or
+    /// inspected after they finish.
+    Interrupts,
 }
 
 /// A store of checkpoints, possibly shared by several processes.

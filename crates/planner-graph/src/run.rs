@@ -54,14 +54,8 @@ pub(crate) async fn run<N: NodeId, S: GraphState, C: Send + Sync + 'static>(
         Start::Input(state) => {
             if let Some(saver) = &graph.saver {
                 let thread_id = config.thread_id.as_deref().ok_or(Error::MissingThreadId)?;
-                let latest = saver.store.load(thread_id, None).await?;
-                let mut k = Keeper::new(
-                    &*saver.store,
-                    saver.durability,
-                    thread_id.to_owned(),
-                    None,
-                    latest,
-                );
+                let mut k =
+                    Keeper::unread(&*saver.store, saver.durability, thread_id.to_owned(), None);
                 if k.every_step() {
                     k.save(&state, 0, Some(slots[inner.start].name), None, &mut observe).await?;
                 }
@@ -225,6 +219,10 @@ async fn drive<S: GraphState, C>(
                 cursor = Cursor::from(hop);
                 if let Some(keeper) = keeper.as_mut() {
                     match cursor {
+                        // A thread that never paused is never stored.
+                        Cursor::End
+                            if keeper.durability == Durability::Interrupts
+                                && keeper.parent.is_none() => {}
                         Cursor::End => keeper.save(&state, step, None, None, observe).await?,
                         Cursor::Node(next) if keeper.every_step() => {
                             keeper
@@ -449,7 +447,11 @@ struct Keeper<'r> {
     durability: Durability,
     thread_id: String,
     parent: Option<u64>,
-    next_id: u64,
+    /// The id of the next save; `None` until the thread's latest checkpoint has been read,
+    /// which a new run defers to its first save.
+    next_id: Option<u64>,
+    /// Whether anything was saved since the last flush.
+    unflushed: bool,
 }
 
 impl<'r> Keeper<'r> {
@@ -460,12 +462,23 @@ impl<'r> Keeper<'r> {
         parent: Option<u64>,
         latest: Option<Checkpoint>,
     ) -> Self {
-        let next_id = latest.map_or(0, |it| it.id + 1);
-        Keeper { store, durability, thread_id, parent, next_id }
+        let mut keeper = Keeper::unread(store, durability, thread_id, parent);
+        keeper.next_id = Some(latest.map_or(0, |it| it.id + 1));
+        keeper
+    }
+
+    /// A keeper that reads the thread's latest checkpoint only when it first saves.
+    fn unread(
+        store: &'r dyn Checkpointer,
+        durability: Durability,
+        thread_id: String,
+        parent: Option<u64>,
+    ) -> Self {
+        Keeper { store, durability, thread_id, parent, next_id: None, unflushed: false }
     }
 
     fn every_step(&self) -> bool {
-        self.durability != Durability::Exit
+        matches!(self.durability, Durability::Sync | Durability::Async)
     }
 
     async fn save<S: GraphState>(
@@ -476,7 +489,10 @@ impl<'r> Keeper<'r> {
         interrupt: Option<Value>,
         observe: &mut Observer<'_>,
     ) -> Result<()> {
-        let id = self.next_id;
+        let id = match self.next_id {
+            Some(id) => id,
+            None => self.store.load(&self.thread_id, None).await?.map_or(0, |it| it.id + 1),
+        };
         let checkpoint = Checkpoint {
             thread_id: self.thread_id.clone(),
             id,
@@ -489,9 +505,10 @@ impl<'r> Keeper<'r> {
         };
         self.store.save(checkpoint)?;
         self.parent = Some(id);
-        self.next_id += 1;
+        self.next_id = Some(id + 1);
+        self.unflushed = true;
         if self.durability == Durability::Sync {
-            self.store.flush().await?;
+            self.finish().await?;
         }
         if let Some(observe) = observe.as_deref_mut() {
             observe(Event::CheckpointSaved { checkpoint: id, step });
@@ -501,6 +518,10 @@ impl<'r> Keeper<'r> {
 
     /// Makes every saved checkpoint durable.
     async fn finish(&mut self) -> Result<()> {
-        self.store.flush().await
+        if self.unflushed {
+            self.store.flush().await?;
+            self.unflushed = false;
+        }
+        Ok(())
     }
 }

@@ -31,10 +31,10 @@ const BOOKKEEPING: &[&str] = &[
     "COMMIT",
     "ROLLBACK",
     // The guarded executor's transaction setup (planner-exec).
-    "SET TRANSACTION READ ONLY",
     "SET LOCAL ROLE planner_reader",
     "SET LOCAL jit",
-    "SELECT set_config('statement_timeout', $1, true), set_config('planner.tenant', $2, true)",
+    "SET LOCAL statement_timeout",
+    "SET LOCAL planner.tenant",
     // The audit row (planner-exec).
     "SET LOCAL ROLE planner_audit",
     "INSERT INTO audit.answer_log (",

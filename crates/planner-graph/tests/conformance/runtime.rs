@@ -9,8 +9,9 @@ use std::{
 };
 
 use planner_graph::{
-    CancelToken, Command, Durability, Error, Event, GraphBuilder, GraphState, MemoryCheckpointer,
-    Node, NodeError, Policy, RunConfig, Start, Status, node_ids, reduce, routes,
+    CancelToken, Checkpoint, Checkpointer, Command, Durability, Error, Event, GraphBuilder,
+    GraphState, MemoryCheckpointer, Node, NodeError, Policy, RunConfig, Start, Status, node_ids,
+    reduce, routes,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -317,6 +318,78 @@ async fn exit_durability_saves_only_interrupts_and_the_end() {
             (1, Some(0), 3, None, None)
         ]
     );
+}
+
+/// A store that counts every call, so a test sees which runs touched it.
+#[derive(Debug, Default)]
+struct Counting {
+    inner: MemoryCheckpointer,
+    calls: AtomicU32,
+}
+
+type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+impl Checkpointer for Counting {
+    fn save(&self, checkpoint: Checkpoint) -> planner_graph::Result<()> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.inner.save(checkpoint)
+    }
+
+    fn flush(&self) -> Boxed<'_, planner_graph::Result<()>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.inner.flush()
+    }
+
+    fn load<'a>(
+        &'a self,
+        thread_id: &'a str,
+        id: Option<u64>,
+    ) -> Boxed<'a, planner_graph::Result<Option<Checkpoint>>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.inner.load(thread_id, id)
+    }
+
+    fn history<'a>(
+        &'a self,
+        thread_id: &'a str,
+    ) -> Boxed<'a, planner_graph::Result<Vec<Checkpoint>>> {
+        self.inner.history(thread_id)
+    }
+}
+
+#[tokio::test]
+async fn interrupts_durability_saves_only_interrupts_and_leaves_finished_runs_alone() {
+    let store = Arc::new(Counting::default());
+    let graph = asking_graph().with_checkpointer(store.clone(), Durability::Interrupts);
+
+    // A run that finishes without pausing never touches the store.
+    let mut b = GraphBuilder::<Id, Log, ()>::new();
+    b.start(Id::Left);
+    b.add_fn(Id::Left, |_: &(), _: &Log, _| -> Out<()> { Ok(Command::goto(entry("left"), ())) })
+        .goto_end();
+    let straight = b.compile().unwrap().with_checkpointer(store.clone(), Durability::Interrupts);
+    let run = straight.invoke(&(), Log::default(), &RunConfig::thread("s")).await.unwrap();
+    assert_eq!(run.state.entries, ["left"]);
+    assert_eq!(store.calls.load(Ordering::SeqCst), 0);
+    assert!(straight.history("s").await.unwrap().is_empty());
+
+    // A run that pauses saves the interrupt, and its resumed run saves its end.
+    let config = RunConfig::thread("t");
+    let run = graph.invoke(&(), Log::default(), &config).await.unwrap();
+    assert!(matches!(run.status, Status::Interrupted(_)));
+    let run = graph.resume(&(), "t", json!(7), &config).await.unwrap();
+    assert_eq!(run.state.entries, ["left", "answer 7", "right"]);
+    let history = graph.history("t").await.unwrap();
+    let shape: Vec<_> =
+        history.iter().map(|it| (it.id, it.step, it.next.clone(), it.interrupt.clone())).collect();
+    assert_eq!(
+        shape,
+        [(0, 1, Some("middle".to_owned()), Some(json!("which?"))), (1, 3, None, None)]
+    );
+
+    // The interrupt is answered once: the thread is not waiting any more.
+    let again = graph.resume(&(), "t", json!(8), &config).await;
+    assert!(again.is_err(), "{again:?}");
 }
 
 #[tokio::test]
