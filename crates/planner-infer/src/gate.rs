@@ -329,7 +329,10 @@ fn read_text(text: &str, index: &mut Index, words: bool) {
             }
             let joins = matches!(byte, b'-' | b'/' | b'.' | b',' | b'&')
                 && bytes.get(at + 1).is_some_and(u8::is_ascii_alphanumeric);
-            if !joins && let Some((start, digit)) = chunk.take() && digit {
+            if !joins
+                && let Some((start, digit)) = chunk.take()
+                && digit
+            {
                 index.read_chunk(&text[start..at]);
             }
         }
@@ -349,15 +352,18 @@ fn int(value: i128) -> Num {
 
 /// The numbers written in a label, canonical.
 fn label_numbers(label: &str, out: &mut Vec<Num>) {
-    // Only a chunk with a digit that is neither a date nor an identifier holds a number (as
-    // the scanner reads chunks); most labels are names, so the full scan is rarely needed.
-    let holds_number = |chunk: &scan::Chunk<'_>| {
-        chunk.text.bytes().any(|byte| byte.is_ascii_digit())
-            && scan::date(chunk.text).is_none()
-            && !(chunk.text.chars().any(char::is_alphabetic) && scan::mixed(chunk.text, |_| {}))
+    // Most labels are names: when every word holding a digit is a plain identifier (a letter,
+    // then letters and digits, four or more), the scanner would read no number, so the full
+    // scan is skipped; any other label is scanned.
+    let identifier = |word: &str| {
+        word.len() >= 4
+            && word.as_bytes()[0].is_ascii_alphabetic()
+            && word.bytes().all(|byte| byte.is_ascii_alphanumeric())
     };
-    if !label.bytes().any(|byte| byte.is_ascii_digit())
-        || !scan::chunks(label).iter().any(holds_number)
+    if label
+        .split_ascii_whitespace()
+        .filter(|word| word.bytes().any(|byte| byte.is_ascii_digit()))
+        .all(identifier)
     {
         return;
     }
@@ -372,14 +378,14 @@ impl Index {
         let mut index = Index {
             exact: KeySet::default(),
             numbers: Vec::with_capacity(256),
-            dates: Vec::new(),
+            dates: Vec::with_capacity(64),
             idents: KeySet::default(),
-            ident_list: Vec::new(),
+            ident_list: Vec::with_capacity(128),
             long_idents: Vec::new(),
             text: Vec::with_capacity(4096),
-            suppressed: Vec::new(),
-            labels: Vec::new(),
-            allowed: Vec::new(),
+            suppressed: Vec::with_capacity(16),
+            labels: Vec::with_capacity(512),
+            allowed: Vec::with_capacity(32),
         };
         for entity in &evidence.entities {
             read_text(entity, &mut index, true);
@@ -644,16 +650,31 @@ fn render(value: Num) -> String {
 
 /// Writes `value` in plain decimal notation (ASCII).
 fn render_into(value: Num, out: &mut Vec<u8>) {
-    use std::io::Write as _;
+    // The digits of the mantissa, least significant first (at most 39 for an i128).
+    let mut buffer = [0u8; 40];
+    let mut count = 0;
+    let mut rest = value.mantissa.unsigned_abs();
+    loop {
+        buffer[count] = b'0' + (rest % 10) as u8;
+        count += 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    buffer[..count].reverse();
+    let digits = &buffer[..count];
     if value.scale <= 0 {
-        let _ = write!(out, "{}", value.mantissa);
+        if value.mantissa < 0 {
+            out.push(b'-');
+        }
+        out.extend_from_slice(digits);
         for _ in 0..(-i64::from(value.scale)) {
             out.push(b'0');
         }
         return;
     }
     let scale = usize::try_from(value.scale).unwrap_or(0);
-    let digits = value.mantissa.unsigned_abs().to_string();
     if value.mantissa < 0 {
         out.push(b'-');
     }
@@ -661,13 +682,13 @@ fn render_into(value: Num, out: &mut Vec<u8>) {
     if whole == 0 {
         out.push(b'0');
     } else {
-        out.extend_from_slice(&digits.as_bytes()[..whole]);
+        out.extend_from_slice(&digits[..whole]);
     }
     out.push(b'.');
     for _ in digits.len()..scale {
         out.push(b'0');
     }
-    out.extend_from_slice(&digits.as_bytes()[whole..]);
+    out.extend_from_slice(&digits[whole..]);
 }
 
 fn check_values(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>) {

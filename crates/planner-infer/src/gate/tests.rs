@@ -330,3 +330,13 @@ fn number_spans(text: &str) -> Vec<(usize, usize)> {
     }
     spans
 }
+
+#[test]
+fn numbers_are_written_in_plain_decimal() {
+    let written = |mantissa: i128, scale: i32| render(Num { mantissa, scale });
+    assert_eq!(written(-5, 3), "-0.005");
+    assert_eq!(written(12_345, 2), "123.45");
+    assert_eq!(written(7, -3), "7000");
+    assert_eq!(written(0, 0), "0");
+    assert_eq!(written(i128::MIN, 0), i128::MIN.to_string());
+}
