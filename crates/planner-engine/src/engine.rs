@@ -10,6 +10,7 @@ use planner_infer::{GateConfig, Narrator, Proposer, TemplateNarrator};
 use planner_registry::Registry;
 
 use crate::answer::{Answer, DroppedNode, NeedsInput, Outcome, TextSource};
+use crate::audit::AuditBook;
 use crate::error::{Error, Result};
 use crate::graph::{self, Ctx, State, Step};
 use crate::planning::{Planner, Route};
@@ -88,7 +89,8 @@ pub async fn migrate(pool: &PgPool) -> Result<()> {
 
 impl Engine {
     /// An engine answering on `pool` (already migrated, see [`migrate`]); threads are
-    /// checkpointed in the same database, so any engine sharing it can resume them.
+    /// checkpointed in the same database, so any engine sharing it can resume them. Spawns the
+    /// checkpoint writer and the audit withdrawer, so it must be called within a Tokio runtime.
     pub fn new(config: EngineConfig, pool: PgPool) -> Engine {
         let planner = Planner::new(config.registry, config.proposer, config.samples)
             .with_proposer_timeout(config.proposer_timeout);
@@ -99,6 +101,7 @@ impl Engine {
             pool: pool.clone(),
             limits: config.limits,
             max_rounds: config.max_clarify_rounds,
+            audits: AuditBook::new(pool.clone()),
         });
         let checkpoints: Arc<dyn Checkpointer> = Arc::new(PgCheckpointer::new(pool));
         let graph =
@@ -121,18 +124,35 @@ impl Engine {
         plan_report(&self.ctx.planner, question, scopes).await
     }
 
-    /// Answers a question, or asks the user for a missing value.
+    /// Audit withdrawals queued and not yet written: audit rows of answers never given (their
+    /// run failed, or its future was dropped, after the audit write began). Written by a
+    /// background task, retried while the database is away.
+    pub fn pending_withdrawals(&self) -> usize {
+        self.ctx.audits.pending_withdrawals()
+    }
+
+    /// Audit withdrawals written since this engine was built (shared by its clones).
+    pub fn withdrawn_total(&self) -> u64 {
+        self.ctx.audits.withdrawn_total()
+    }
+
+    /// Answers a question, or asks the user for a missing value. Dropping the future after the
+    /// audit write began withdraws the audit row (see [`Engine::pending_withdrawals`]).
     pub async fn ask(&self, ask: Ask) -> Result<Outcome> {
         check_input(&ask.question)?;
+        let ticket = self.ctx.audits.ticket();
         let state = State {
             question: ask.question,
             scopes: ask.scopes,
             tenant: ask.tenant,
+            audit_id: Some(ticket.id()),
             ..State::default()
         };
         let thread_id = uuid::Uuid::new_v4().to_string();
         let run = self.graph.invoke(&self.ctx, state, &RunConfig::thread(thread_id.clone())).await;
-        self.outcome(thread_id, run)
+        let outcome = self.outcome(thread_id, run)?;
+        ticket.confirm();
+        Ok(outcome)
     }
 
     /// Resumes a thread waiting for the user's answer. The answer runs through the same
@@ -144,6 +164,7 @@ impl Engine {
         tenant: Option<uuid::Uuid>,
     ) -> Result<Outcome> {
         check_input(answer)?;
+        let ticket = self.ctx.audits.ticket();
         let waiting = self.graph_waiting_state(thread_id).await?;
         if waiting.tenant != tenant {
             return Err(Error::UnknownThread(thread_id.to_owned()));
@@ -153,11 +174,13 @@ impl Engine {
             .resume(
                 &self.ctx,
                 thread_id,
-                serde_json::Value::String(answer.to_owned()),
+                graph::resume_payload(answer, ticket.id()),
                 &RunConfig::thread(thread_id),
             )
             .await;
-        self.outcome(thread_id.to_owned(), run)
+        let outcome = self.outcome(thread_id.to_owned(), run)?;
+        ticket.confirm();
+        Ok(outcome)
     }
 
     async fn graph_waiting_state(&self, thread_id: &str) -> Result<State> {

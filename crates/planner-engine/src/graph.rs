@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 
 use crate::answer::{DroppedNode, EvidenceTable, GateReport, TextSource, Timing};
+use crate::audit::AuditBook;
 use crate::evidence::{StoredTable, evidence_of};
 use crate::planning::{Params, Planner, Planning, Proposed, Route};
 use crate::run::{NodeOutcome, RunLimits, run_plan};
@@ -83,6 +84,8 @@ pub(crate) struct Ctx {
     pub(crate) pool: PgPool,
     pub(crate) limits: RunLimits,
     pub(crate) max_rounds: u32,
+    /// The audit ids being written, and their withdrawals.
+    pub(crate) audits: Arc<AuditBook>,
 }
 
 /// The state of one question's thread. Data only: no route, no handle.
@@ -105,6 +108,9 @@ pub(crate) struct State {
     pub(crate) text: String,
     pub(crate) text_source: Option<TextSource>,
     pub(crate) timings: Vec<Timing>,
+    /// The id of this run's audit row: set by `Engine::ask`, and by `Engine::resume` through the
+    /// resume value, so that each run audits under the id its caller holds.
+    pub(crate) audit_id: Option<uuid::Uuid>,
 }
 
 /// A state change.
@@ -250,7 +256,15 @@ impl Node<State, C> for Audit {
         _: Option<&Json>,
     ) -> Result<Command<Update, ()>, NodeError> {
         let started = Instant::now();
-        let record = audit_record(ctx, state);
+        let Some(id) = state.audit_id else {
+            return Err(NodeError::new(
+                "the audit row could not be written: the run has no audit id",
+            ));
+        };
+        let record = audit_record(ctx, state, id);
+        // Begun before the first byte is sent: from here on the row may commit whatever happens
+        // to this run, so a run that ends without returning its answer withdraws the id.
+        ctx.audits.begin(id);
         planner_exec::write_audit(&ctx.pool, &record)
             .await
             .map_err(|err| NodeError::new(format!("the audit row could not be written: {err}")))?;
@@ -258,7 +272,7 @@ impl Node<State, C> for Audit {
     }
 }
 
-fn audit_record(ctx: &Ctx, state: &State) -> AuditRecord {
+fn audit_record(ctx: &Ctx, state: &State, id: uuid::Uuid) -> AuditRecord {
     let registry = ctx.planner.registry();
     let route = state.route.unwrap_or(Route::Unplannable);
     let (intents, param_kinds, node_count, self_consistency) = if route == Route::Refused {
@@ -287,6 +301,7 @@ fn audit_record(ctx: &Ctx, state: &State) -> AuditRecord {
     };
     let suppressed: usize = state.tables.iter().map(|t| t.evidence.suppressed_cells).sum();
     AuditRecord {
+        id,
         intents,
         param_kinds,
         node_count,
@@ -302,6 +317,19 @@ fn audit_record(ctx: &Ctx, state: &State) -> AuditRecord {
         },
         latency: Duration::from_micros(state.timings.iter().map(|t| t.micros).sum()),
     }
+}
+
+/// The value `Engine::resume` hands to the interrupted `clarify` node: the user's answer and the
+/// resumed run's audit id.
+pub(crate) fn resume_payload(answer: &str, audit_id: uuid::Uuid) -> Json {
+    json!({ "answer": answer, "audit_id": audit_id.to_string() })
+}
+
+/// The answer and the audit id of a resume value (see [`resume_payload`]).
+fn resume_value(value: &Json) -> (String, Option<uuid::Uuid>) {
+    let answer = value["answer"].as_str().unwrap_or_default().to_owned();
+    let audit_id = value["audit_id"].as_str().and_then(|it| uuid::Uuid::parse_str(it).ok());
+    (answer, audit_id)
 }
 
 /// The deterministic rendering of the evidence, with what is missing.
@@ -394,13 +422,14 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     .route(Validated::Clarify, Step::Clarify)
     .route(Validated::Unplannable, Step::Unplannable);
     b.add_fn(Step::Clarify, |ctx: &C, state: &State, resume: Option<&Json>| {
-        if let Some(answer) = resume {
+        if let Some(resume) = resume {
             let started = Instant::now();
-            let answer = answer.as_str().unwrap_or_default().to_owned();
+            let (answer, audit_id) = resume_value(resume);
             return Ok(Command::goto(
                 timed("clarify", started, move |s| {
                     s.answers.push(answer);
                     s.rounds += 1;
+                    s.audit_id = audit_id;
                 }),
                 (),
             ));

@@ -9,12 +9,22 @@
 //! is returned. [`Engine`] does all of it on a database; [`Planner`] and [`plan_report`] plan
 //! without one (`planner plan`, `planner eval`).
 //!
+//! Each [`Engine::ask`] or [`Engine::resume`] run chooses its audit id up front (data in the graph
+//! state); the `audit` node records the id as begun before it writes. A run that ends without
+//! returning its outcome after that (an error, or its future dropped by a caller's timeout)
+//! withdraws the id: the engine's background withdrawer writes it to `audit.withdrawn`,
+//! retrying while the database is away ([`Engine::pending_withdrawals`],
+//! [`Engine::withdrawn_total`]), so that `audit.answers_given` counts exactly the answers
+//! returned.
+//!
 //! **Architecture invariants:** the model's output is only ever a list of names filtered by the
 //! closed registry; every argument comes from the extractors (question or clarification answer),
 //! a registry default, or an upstream column through a kind-checked edge. No answer is returned
-//! without its audit row. Answers carry no clock value except `timings`.
+//! without its audit row, and no audit row stands for an answer not returned once its withdrawal
+//! is written. Answers carry no clock value except `timings`.
 
 mod answer;
+mod audit;
 mod engine;
 mod error;
 mod eval;

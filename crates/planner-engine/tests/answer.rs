@@ -34,8 +34,9 @@ fn answered(outcome: Outcome) -> Answer {
     }
 }
 
+/// Answers given according to the audit log: its rows less the withdrawn ones.
 async fn audit_rows(pool: &PgPool) -> i64 {
-    sqlx::query_scalar("SELECT count(*) FROM audit.answer_log").fetch_one(pool).await.unwrap()
+    sqlx::query_scalar("SELECT count(*) FROM audit.answers_given").fetch_one(pool).await.unwrap()
 }
 
 fn snapshot_json(answer: &Answer) -> serde_json::Value {

@@ -134,8 +134,9 @@ async fn the_database_gone_is_an_error_not_an_unaudited_answer(pool: PgPool) {
     assert!(matches!(result, Err(Error::Unavailable(_) | Error::AuditFailed(_))), "{result:?}");
 }
 
+/// Answers given according to the audit log: its rows less the withdrawn ones.
 async fn audit_rows(pool: &PgPool) -> i64 {
-    sqlx::query_scalar("SELECT count(*) FROM audit.answer_log").fetch_one(pool).await.unwrap()
+    sqlx::query_scalar("SELECT count(*) FROM audit.answers_given").fetch_one(pool).await.unwrap()
 }
 
 /// The reference registry with `top_incumbents` made heavy: a legitimate query (no sleep, which

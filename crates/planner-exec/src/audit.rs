@@ -4,6 +4,12 @@
 //! count, the suppressed-cell count, the faithfulness verdict, the self-consistency outcome, the
 //! route and the latency. The record type has no field that could hold a param value, a
 //! question, an answer text or a person's id.
+//!
+//! A row records an answer whose audit committed; the caller may still never receive it (its
+//! request was cancelled, or failed after the write began: the reply of a commit can always be
+//! lost). The row's id is chosen by the caller, which records such an id with
+//! [`withdraw_audits`] in `audit.withdrawn`, append-only too; the view `audit.answers_given` is the
+//! log less the withdrawn ids: exactly the answers given.
 
 use std::time::Duration;
 
@@ -91,6 +97,9 @@ impl SelfConsistency {
 /// One audit row: counts and closed-set names only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditRecord {
+    /// The row's id, chosen by the caller: the id it withdraws the row by when the answer is
+    /// never given (a random UUID, never derived from the question or the caller).
+    pub id: Uuid,
     /// The names of the intents that ran (or were planned), in plan order.
     pub intents: Vec<String>,
     /// The kinds of the params that were bound (never their values).
@@ -109,10 +118,11 @@ pub struct AuditRecord {
     pub latency: Duration,
 }
 
-/// Appends one audit row as `planner_audit` (INSERT only) and returns its id. The caller returns
-/// no answer when this fails.
+/// Appends one audit row under `record.id` as `planner_audit` (INSERT only) and returns its id.
+/// The caller returns no answer when this fails, and withdraws the id (the commit may have
+/// happened although its reply was lost).
 pub async fn write_audit(pool: &PgPool, record: &AuditRecord) -> Result<Uuid> {
-    let id = Uuid::new_v4();
+    let id = record.id;
     let node_count = i16::try_from(record.node_count)
         .map_err(|_| Error::InvalidRequest { reason: "the node count is out of range" })?;
     let suppressed = i32::try_from(record.suppressed_cells).map_err(|_| Error::InvalidRequest {
@@ -140,4 +150,22 @@ pub async fn write_audit(pool: &PgPool, record: &AuditRecord) -> Result<Uuid> {
     .await?;
     tx.commit().await?;
     Ok(id)
+}
+
+/// Records, in one transaction as `planner_audit` (INSERT only), that the answers of `ids` were
+/// never given: `audit.answers_given` leaves them out. Idempotent: an id already withdrawn stays
+/// one row. An id need not have a row in the answer log (its write may have failed).
+pub async fn withdraw_audits(pool: &PgPool, ids: &[Uuid]) -> Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let mut tx = pool.begin_with("BEGIN; SET LOCAL ROLE planner_audit").await?;
+    sqlx::query(
+        "INSERT INTO audit.withdrawn (id) SELECT * FROM UNNEST($1::uuid[]) ON CONFLICT DO NOTHING",
+    )
+    .bind(ids)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
 }

@@ -8,8 +8,10 @@
 //! k-1 become suppressed cells and complementary suppression hides whatever would let one be
 //! derived from the other cells or totals of the same result. [`render_text`] and
 //! [`render_markdown`] turn a result into byte-stable text; [`write_audit`] appends the
-//! counts-only audit row; [`create_api_key`], [`verify_api_key`] and [`revoke_api_key`] manage
-//! hashed API keys.
+//! counts-only audit row under the id its caller chose, and [`withdraw_audits`] records ids whose
+//! answer the caller never received (`audit.withdrawn`; the view `audit.answers_given` is the log
+//! less those); [`create_api_key`], [`verify_api_key`] and [`revoke_api_key`] manage hashed API
+//! keys.
 //!
 //! **Architecture invariants:** this crate takes its own input types ([`ExecRequest`],
 //! [`AuditRecord`]), never plan or graph types; its errors ([`Error`]) never carry SQL text or
@@ -21,8 +23,8 @@
 //! and each transaction switches with `SET LOCAL ROLE`. A non-superuser application login needs
 //! `GRANT planner_reader, planner_audit TO <login>`. Schemas: `market` (agencies, NAICS, vendors,
 //! awards, vendor cells, the snapshot date), `graph` (subawards), `capture` (requirements),
-//! `bench` (candidates, clearance levels), `admin` (tenants, API keys), `audit` (answer log),
-//! `eeo` (unreachable).
+//! `bench` (candidates, clearance levels), `admin` (tenants, API keys), `audit` (answer log,
+//! withdrawn answers, answers given), `eeo` (unreachable).
 
 mod audit;
 mod error;
@@ -33,7 +35,7 @@ mod suppress;
 mod table;
 
 pub use crate::{
-    audit::{AuditRecord, AuditRoute, Faithfulness, SelfConsistency, write_audit},
+    audit::{AuditRecord, AuditRoute, Faithfulness, SelfConsistency, withdraw_audits, write_audit},
     error::{Error, Result},
     exec::{Bind, CountSpec, ExecRequest, Guard, TenantId, execute},
     keys::{

@@ -1,6 +1,6 @@
 //! Prometheus metrics, kept by hand: requests and latency by route and status, graph node
 //! durations, refusals, gate failures, suppressed cells, dropped nodes, model proposer failures
-//! by kind and engine failures by kind.
+//! by kind, engine failures by kind, and the engine's audit withdrawals (pending and written).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -52,6 +52,16 @@ struct Inner {
     dropped_nodes: u64,
     proposer_errors: BTreeMap<ProposerFailure, u64>,
     engine_errors: BTreeMap<&'static str, u64>,
+}
+
+/// The engine's audit withdrawals when the metrics are rendered: audit rows of answers never
+/// given, queued for `audit.withdrawn` and written there (see `Engine::pending_withdrawals`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AuditWithdrawals {
+    /// Queued and not yet written.
+    pub pending: usize,
+    /// Written since the engine started.
+    pub withdrawn: u64,
 }
 
 /// The server's counters and histograms.
@@ -108,8 +118,8 @@ impl Metrics {
         self.with(|it| *it.engine_errors.entry(kind).or_default() += 1);
     }
 
-    /// The Prometheus text exposition.
-    pub fn render(&self) -> String {
+    /// The Prometheus text exposition, with the engine's audit withdrawals as `audit` says.
+    pub fn render(&self, audit: AuditWithdrawals) -> String {
         self.with(|it| {
             let mut out = String::new();
             out.push_str("# HELP planner_http_requests_total Requests by route and status.\n");
@@ -178,6 +188,22 @@ impl Metrics {
             for (kind, count) in &it.engine_errors {
                 let _ = writeln!(out, "planner_engine_errors_total{{kind=\"{kind}\"}} {count}");
             }
+            let _ = writeln!(
+                out,
+                "# HELP planner_audit_withdrawals_pending Audit rows of answers never given, \
+                 queued for withdrawal and not yet written.\n\
+                 # TYPE planner_audit_withdrawals_pending gauge\n\
+                 planner_audit_withdrawals_pending {}",
+                audit.pending
+            );
+            let _ = writeln!(
+                out,
+                "# HELP planner_audit_withdrawn_total Audit rows withdrawn: answers whose audit \
+                 began and that were never given.\n\
+                 # TYPE planner_audit_withdrawn_total counter\n\
+                 planner_audit_withdrawn_total {}",
+                audit.withdrawn
+            );
             out
         })
     }
@@ -187,7 +213,7 @@ impl Metrics {
 mod tests {
     use std::time::Duration;
 
-    use super::Metrics;
+    use super::{AuditWithdrawals, Metrics};
 
     #[test]
     fn latency_is_by_route_and_status_and_every_proposer_kind_is_exposed() {
@@ -195,7 +221,7 @@ mod tests {
         metrics.request("/v1/answer", 200, Duration::from_millis(30));
         metrics.request("/v1/answer", 503, Duration::from_millis(2));
         metrics.engine_error("database");
-        let text = metrics.render();
+        let text = metrics.render(AuditWithdrawals { pending: 2, withdrawn: 7 });
         for line in [
             "planner_http_requests_total{route=\"/v1/answer\",status=\"200\"} 1",
             "planner_http_requests_total{route=\"/v1/answer\",status=\"503\"} 1",
@@ -209,6 +235,10 @@ mod tests {
             "planner_proposer_errors_total{kind=\"garbage\"} 0",
             "planner_proposer_errors_total{kind=\"config\"} 0",
             "planner_engine_errors_total{kind=\"database\"} 1",
+            "# TYPE planner_audit_withdrawals_pending gauge",
+            "planner_audit_withdrawals_pending 2",
+            "# TYPE planner_audit_withdrawn_total counter",
+            "planner_audit_withdrawn_total 7",
         ] {
             assert!(text.lines().any(|it| it == line), "{line} missing from:\n{text}");
         }

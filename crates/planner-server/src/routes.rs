@@ -255,7 +255,12 @@ pub(crate) async fn readyz(State(state): State<AppState>) -> Result<Response> {
 }
 
 pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
-    let mut response = state.shared.metrics.render().into_response();
+    let engine = engine(&state);
+    let audit = crate::metrics::AuditWithdrawals {
+        pending: engine.pending_withdrawals(),
+        withdrawn: engine.withdrawn_total(),
+    };
+    let mut response = state.shared.metrics.render(audit).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),

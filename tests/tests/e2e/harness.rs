@@ -302,9 +302,32 @@ pub async fn post(
     Ok(Reply { status, body: serde_json::from_str(&text).unwrap_or(Value::Null), retry_after })
 }
 
-/// The number of rows in the audit log of `pool`'s database.
+/// The number of answers given according to the audit log of `pool`'s database: the rows of
+/// `audit.answers_given` (the answer log less the withdrawn answers).
 pub async fn audit_rows(pool: &PgPool) -> i64 {
     let (count,): (i64,) =
-        sqlx::query_as("SELECT count(*) FROM audit.answer_log").fetch_one(pool).await.unwrap();
+        sqlx::query_as("SELECT count(*) FROM audit.answers_given").fetch_one(pool).await.unwrap();
     count
+}
+
+/// Waits until the server at `base` has written every audit withdrawal it queued
+/// (`planner_audit_withdrawals_pending 0` on `/metrics`), at most `limit`; how long it took.
+pub async fn wait_for_withdrawals(base: &str, limit: Duration) -> Duration {
+    let http = client();
+    let started = Instant::now();
+    let mut last = String::new();
+    loop {
+        if let Ok(response) = http.get(format!("{base}/metrics")).send().await
+            && let Ok(text) = response.text().await
+        {
+            let pending =
+                text.lines().find(|it| it.starts_with("planner_audit_withdrawals_pending "));
+            if pending == Some("planner_audit_withdrawals_pending 0") {
+                return started.elapsed();
+            }
+            last = pending.unwrap_or("no planner_audit_withdrawals_pending line").to_owned();
+        }
+        assert!(started.elapsed() < limit, "withdrawals still pending after {limit:?}: {last}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

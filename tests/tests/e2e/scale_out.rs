@@ -214,8 +214,10 @@ async fn two_replicas_one_killed_mid_run_lose_no_answer() {
         assert!(it.answered, "{it:?}");
     }
     assert!(retried > 0, "no client met the killed replica");
-    // Every answer returned has its audit row; a request killed with its replica after its audit
-    // row was written and before its response left is the only way to an extra row.
+    // Every answer returned has its audit row. A replica withdraws the audit row of an answer it
+    // did not return, but a killed replica withdraws nothing: a request killed with its replica
+    // after its audit row was written and before its response left is the only way to an extra
+    // row in `audit.answers_given`.
     let returned = i64::try_from(answered + 1).unwrap();
     assert!(audit >= returned, "{audit} audit rows for {returned} answers");
     assert!(audit <= returned + i64::try_from(CLIENTS).unwrap(), "{audit} for {returned}");

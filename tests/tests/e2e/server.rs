@@ -309,6 +309,8 @@ async fn plan_registry_graph_metrics_and_openapi(pool: PgPool) {
         "planner_http_requests_total{route=\"/v1/answer\",status=\"200\"} 2",
         "planner_http_requests_total{route=\"/v1/plan\",status=\"200\"} 1",
         "planner_refusals_total 1",
+        "planner_audit_withdrawals_pending 0",
+        "planner_audit_withdrawn_total 0",
         "planner_http_request_duration_seconds_count{route=\"/v1/answer\",status=\"200\"} 2",
     ] {
         assert!(metrics.text.contains(line), "{line} missing from:\n{}", metrics.text);

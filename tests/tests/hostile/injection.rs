@@ -38,6 +38,8 @@ const BOOKKEEPING: &[&str] = &[
     // The audit row (planner-exec).
     "SET LOCAL ROLE planner_audit",
     "INSERT INTO audit.answer_log (",
+    // Audit withdrawals of answers never given (planner-exec).
+    "INSERT INTO audit.withdrawn",
     // API key verification (planner-exec).
     "SELECT id, tenant_id, scopes FROM admin.api_key WHERE",
     // Graph checkpoints (planner-graph).

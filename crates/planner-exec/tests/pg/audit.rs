@@ -1,13 +1,18 @@
-//! The audit log: counts-only rows, append-only for everyone.
+//! The audit log: counts-only rows, append-only for everyone; withdrawn answers, append-only too,
+//! left out of `audit.answers_given`.
 
 use std::time::Duration;
 
-use planner_exec::{AuditRecord, AuditRoute, Faithfulness, SelfConsistency, write_audit};
+use planner_exec::{
+    AuditRecord, AuditRoute, Faithfulness, SelfConsistency, withdraw_audits, write_audit,
+};
 use planner_registry::ParamKind;
 use sqlx::PgPool;
+use uuid::Uuid;
 
 fn record() -> AuditRecord {
     AuditRecord {
+        id: Uuid::new_v4(),
         intents: vec!["top_incumbents".into(), "bench_compartment_counts".into()],
         param_kinds: vec![ParamKind::Agency, ParamKind::Naics, ParamKind::Clearance],
         node_count: 2,
@@ -21,7 +26,9 @@ fn record() -> AuditRecord {
 
 #[sqlx::test(migrator = "planner_exec::MIGRATOR")]
 async fn one_row_per_answer_with_counts_only(pool: PgPool) {
-    let id = write_audit(&pool, &record()).await.unwrap();
+    let record = record();
+    let id = write_audit(&pool, &record).await.unwrap();
+    assert_eq!(id, record.id);
     let row: (Vec<String>, Vec<String>, i16, i32, String, String, String, i32) = sqlx::query_as(
         "SELECT intents, param_kinds, node_count, suppressed_cells, faithfulness, self_consistency,
                 route, latency_ms FROM audit.answer_log WHERE id = $1",
@@ -65,4 +72,56 @@ async fn the_log_rejects_update_and_delete_even_from_the_owner(pool: PgPool) {
     let count: i64 =
         sqlx::query_scalar("SELECT count(*) FROM audit.answer_log").fetch_one(&pool).await.unwrap();
     assert_eq!(count, 1);
+}
+
+async fn count(pool: &PgPool, relation: &str) -> i64 {
+    let sql = sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {relation}"));
+    sqlx::query_scalar(sql).fetch_one(pool).await.unwrap()
+}
+
+#[sqlx::test(migrator = "planner_exec::MIGRATOR")]
+async fn withdrawing_is_idempotent_and_leaves_the_answer_out_of_the_answers_given(pool: PgPool) {
+    let given = write_audit(&pool, &record()).await.unwrap();
+    let withdrawn = write_audit(&pool, &record()).await.unwrap();
+    // An id whose audit write never committed may be withdrawn too.
+    let never_written = Uuid::new_v4();
+    withdraw_audits(&pool, &[withdrawn, never_written]).await.unwrap();
+    withdraw_audits(&pool, &[withdrawn, withdrawn]).await.unwrap();
+    withdraw_audits(&pool, &[]).await.unwrap();
+    assert_eq!(count(&pool, "audit.answer_log").await, 2);
+    assert_eq!(count(&pool, "audit.withdrawn").await, 2);
+    let ids: Vec<Uuid> =
+        sqlx::query_scalar("SELECT id FROM audit.answers_given").fetch_all(&pool).await.unwrap();
+    assert_eq!(ids, [given]);
+}
+
+#[sqlx::test(migrator = "planner_exec::MIGRATOR")]
+async fn withdrawals_are_append_only_and_the_audit_role_may_only_insert(pool: PgPool) {
+    let id = write_audit(&pool, &record()).await.unwrap();
+    withdraw_audits(&pool, &[id]).await.unwrap();
+    for sql in [
+        "UPDATE audit.withdrawn SET withdrawn_at = now()",
+        "DELETE FROM audit.withdrawn",
+        "TRUNCATE audit.withdrawn",
+    ] {
+        let error = sqlx::raw_sql(sql).execute(&pool).await.unwrap_err();
+        assert_eq!(error.as_database_error().unwrap().code().unwrap(), "42501", "{sql}");
+    }
+    for (role, sql) in [
+        ("planner_audit", "SELECT count(*) FROM audit.withdrawn"),
+        ("planner_audit", "UPDATE audit.withdrawn SET withdrawn_at = now()"),
+        ("planner_audit", "DELETE FROM audit.withdrawn"),
+        ("planner_audit", "TRUNCATE audit.withdrawn"),
+        ("planner_audit", "SELECT count(*) FROM audit.answers_given"),
+        ("planner_reader", "SELECT count(*) FROM audit.answers_given"),
+        ("planner_reader", "INSERT INTO audit.withdrawn (id) VALUES (gen_random_uuid())"),
+    ] {
+        let mut tx = pool.begin().await.unwrap();
+        let set_role = sqlx::AssertSqlSafe(format!("SET LOCAL ROLE {role}"));
+        sqlx::raw_sql(set_role).execute(&mut *tx).await.unwrap();
+        let error = sqlx::raw_sql(sql).execute(&mut *tx).await.unwrap_err();
+        assert_eq!(error.as_database_error().unwrap().code().unwrap(), "42501", "{role}: {sql}");
+    }
+    assert_eq!(count(&pool, "audit.withdrawn").await, 1);
+    assert_eq!(count(&pool, "audit.answers_given").await, 0);
 }
