@@ -475,7 +475,7 @@ impl Index {
                 for token in scan(chunk) {
                     match token.kind {
                         Kind::Number { value, .. } => self.numbers.push(value),
-                        Kind::Ident(ident) => self.add_ident(&ident),
+                        Kind::Ident(ident) => self.add_ident(ident),
                         Kind::Date(..) | Kind::Word(_) => {}
                     }
                 }
@@ -500,10 +500,11 @@ impl Index {
     }
 
     /// Whether `ident` (already upper-case letters and digits) is an evidence identifier.
-    fn knows_ident(&self, ident: &str) -> bool {
-        match ident_key(ident.bytes()) {
+    /// Whether the identifier written as `chunk` is an evidence identifier.
+    fn knows_ident(&self, chunk: &str) -> bool {
+        match ident_key(scan::ident_bytes(chunk)) {
             Some(key) => self.idents.contains(&key),
-            None => self.long_idents.iter().any(|known| known == ident),
+            None => self.long_idents.iter().any(|known| known.bytes().eq(scan::ident_bytes(chunk))),
         }
     }
 
@@ -654,11 +655,18 @@ fn render_into(value: Num, out: &mut Vec<u8>) {
     let mut buffer = [0u8; 40];
     let mut count = 0;
     let mut rest = value.mantissa.unsigned_abs();
-    loop {
+    // Above 64 bits the digits come by 128-bit division (a library call), below by 64-bit.
+    while u64::try_from(rest).is_err() {
         buffer[count] = b'0' + (rest % 10) as u8;
         count += 1;
         rest /= 10;
-        if rest == 0 {
+    }
+    let mut small = rest as u64;
+    loop {
+        buffer[count] = b'0' + (small % 10) as u8;
+        count += 1;
+        small /= 10;
+        if small == 0 {
             break;
         }
     }
@@ -701,7 +709,7 @@ fn check_values(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>) {
                 misses.push(Miss::Date(format!("{year:04}-{month:02}-{day:02}")));
             }
             Kind::Ident(ident) if !index.knows_ident(ident) => {
-                misses.push(Miss::Entity(ident.clone()));
+                misses.push(Miss::Entity(scan::ident_bytes(ident).map(char::from).collect()));
             }
             _ => {}
         }
@@ -788,6 +796,9 @@ fn check_entities(
 
 /// Calls `f` with `word` in lower case, without allocating for a short ASCII word.
 fn with_lower<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
+    if word.bytes().all(|byte| byte.is_ascii() && !byte.is_ascii_uppercase()) {
+        return f(word);
+    }
     let mut buffer = [0u8; 32];
     if word.is_ascii()
         && let Some(short) = buffer.get_mut(..word.len())

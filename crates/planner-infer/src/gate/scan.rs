@@ -15,6 +15,15 @@ impl Num {
         if mantissa == 0 {
             return Num { mantissa: 0, scale: 0 };
         }
+        // Nearly every value fits 64 bits, where dividing by ten is a multiplication; 128-bit
+        // division is a library call.
+        if let Ok(mut small) = i64::try_from(mantissa) {
+            while small % 10 == 0 {
+                small /= 10;
+                scale -= 1;
+            }
+            return Num { mantissa: small.into(), scale };
+        }
         while mantissa % 10 == 0 {
             mantissa /= 10;
             scale -= 1;
@@ -87,8 +96,9 @@ pub(crate) enum Kind<'a> {
     Number { value: Num, percent: bool },
     /// A date: `(year, month, day)`; day 0 means a month-year.
     Date(u16, u8, u8),
-    /// Letters and digits together, normalised to upper-case alphanumerics (UEI, PIID).
-    Ident(String),
+    /// Letters and digits together (UEI, PIID), as written: compared as [`ident_bytes`] reads
+    /// them (upper-case letters and digits).
+    Ident(&'a str),
     /// A word of letters, as written (possessive `'s` removed), borrowed from the text.
     Word(&'a str),
 }
@@ -338,15 +348,16 @@ pub(crate) fn scan<'a>(text: &'a str) -> Vec<Token<'a>> {
                     });
                 }
             }
-        } else if let Some((year, month, day)) = date(text) {
+        } else if let Some((year, month, day)) =
+            text.bytes().any(|byte| matches!(byte, b'-' | b'/')).then(|| date(text)).flatten()
+        {
             tokens.push(token(Kind::Date(year, month, day)));
         } else if !text.chars().any(char::is_alphabetic) {
-            let number = |part: &str, position: &mut usize, tokens: &mut Vec<Token<'a>>| {
+            let number = |part: &'a str, position: &mut usize, tokens: &mut Vec<Token<'a>>| {
                 let Some(mut value) = Num::parse(part) else {
                     if part.bytes().any(|byte| byte.is_ascii_digit()) {
                         // Too long to be a number: checked as an identifier, so it fails closed.
-                        let ident = part.chars().filter(char::is_ascii_alphanumeric).collect();
-                        tokens.push(token(Kind::Ident(ident)));
+                        tokens.push(token(Kind::Ident(part)));
                     }
                     return;
                 };
@@ -371,7 +382,7 @@ pub(crate) fn scan<'a>(text: &'a str) -> Vec<Token<'a>> {
             }
         } else {
             if mixed(text, |value| tokens.push(token(Kind::Number { value, percent: false }))) {
-                tokens.push(token(Kind::Ident(ident_bytes(text).map(char::from).collect())));
+                tokens.push(token(Kind::Ident(text)));
             }
         }
         position += 1;
