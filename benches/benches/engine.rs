@@ -94,11 +94,7 @@ fn answers(c: &mut Criterion) {
             "How much did the Army obligate under NAICS 541512 over the last 18 months?",
             1,
         ),
-        (
-            "answer_4_nodes",
-            "capture picture 550e8400-e29b-41d4-a716-446655440000",
-            4,
-        ),
+        ("answer_4_nodes", "capture picture 550e8400-e29b-41d4-a716-446655440000", 4),
     ];
     let mut group = c.benchmark_group("engine");
     for (id, question, nodes) in questions {
