@@ -6,13 +6,10 @@
 //!
 //! `cargo bench -p planner-benches --bench engine`
 
-use std::str::FromStr as _;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use planner_engine::{Ask, Engine, EngineConfig, Outcome, Planner, parse_corpus, plan_report};
 use planner_registry::Registry;
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
-use sqlx::{Connection as _, PgConnection};
+use sqlx::PgPool;
 
 const REGISTRY: &str = include_str!("../../fixtures/registry/capture.toml");
 const CORPUS: &str = include_str!("../../fixtures/eval/dev.jsonl");
@@ -45,17 +42,7 @@ fn planning(c: &mut Criterion) {
 
 /// A database of the bench's own with the demo dataset at scale 1.
 async fn answers_pool(url: &str) -> Result<PgPool, Box<dyn std::error::Error>> {
-    const NAME: &str = "planner_bench_answers";
-    let mut admin = PgConnection::connect(url).await?;
-    let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
-        .bind(NAME)
-        .fetch_optional(&mut admin)
-        .await?;
-    if exists.is_none() {
-        sqlx::query("CREATE DATABASE planner_bench_answers").execute(&mut admin).await?;
-    }
-    let options = PgConnectOptions::from_str(url)?.database(NAME);
-    let pool = PgPoolOptions::new().max_connections(8).connect_with(options).await?;
+    let pool = planner_benches::own_database(url, "planner_bench_answers", 8).await?;
     planner_engine::migrate(&pool).await?;
     match planner_dataset::seed(&pool, &planner_dataset::SeedOptions::demo(1.0)).await {
         Ok(_) | Err(planner_dataset::Error::AlreadySeeded) => Ok(pool),

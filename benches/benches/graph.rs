@@ -6,7 +6,6 @@
 
 use std::{
     hint::black_box,
-    str::FromStr,
     sync::{
         Arc,
         atomic::{AtomicU64, Ordering},
@@ -21,10 +20,7 @@ use planner_graph::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::{
-    Connection, PgConnection, PgPool,
-    postgres::{PgConnectOptions, PgPoolOptions},
-};
+use sqlx::PgPool;
 use tokio::runtime::Runtime;
 
 node_ids! {
@@ -189,17 +185,7 @@ fn database_url() -> Option<String> {
 
 /// A database of its own for the bench, migrated and emptied.
 async fn bench_pool(url: &str) -> Result<PgPool, Box<dyn std::error::Error>> {
-    const NAME: &str = "planner_graph_bench";
-    let mut admin = PgConnection::connect(url).await?;
-    let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
-        .bind(NAME)
-        .fetch_optional(&mut admin)
-        .await?;
-    if exists.is_none() {
-        sqlx::query("CREATE DATABASE planner_graph_bench").execute(&mut admin).await?;
-    }
-    let options = PgConnectOptions::from_str(url)?.database(NAME);
-    let pool = PgPoolOptions::new().max_connections(4).connect_with(options).await?;
+    let pool = planner_benches::own_database(url, "planner_graph_bench", 4).await?;
     planner_graph::MIGRATOR.run(&pool).await?;
     sqlx::query("TRUNCATE planner_graph_checkpoints").execute(&pool).await?;
     Ok(pool)

@@ -1,1 +1,30 @@
 //! Shared inputs of the criterion benchmarks (`benches/benches/*.rs`).
+
+use std::str::FromStr as _;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{Connection as _, PgConnection};
+
+/// A pool on the database `name` of the server at `url`, created when missing, so a bench
+/// never touches the data of another database on that server.
+///
+/// # Errors
+/// The server cannot be reached, or the database cannot be created.
+pub async fn own_database(
+    url: &str,
+    name: &str,
+    max_connections: u32,
+) -> Result<PgPool, Box<dyn std::error::Error>> {
+    let mut admin = PgConnection::connect(url).await?;
+    let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+        .bind(name)
+        .fetch_optional(&mut admin)
+        .await?;
+    if exists.is_none() {
+        // `name` is one of the benches' own constants, never input; identifiers cannot be bound.
+        let create = format!("CREATE DATABASE \"{name}\"");
+        sqlx::query(sqlx::AssertSqlSafe(create)).execute(&mut admin).await?;
+    }
+    let options = PgConnectOptions::from_str(url)?.database(name);
+    Ok(PgPoolOptions::new().max_connections(max_connections).connect_with(options).await?)
+}
