@@ -221,8 +221,8 @@ fn char_at(text: &str, at: usize) -> Option<(char, usize)> {
 }
 
 /// One chunk of letters and digits as the scanner cut it, with its position.
-pub(crate) struct Chunk<'a> {
-    pub(crate) text: &'a str,
+struct Chunk<'a> {
+    text: &'a str,
     sentence: u32,
     clause: u32,
     part: u32,
@@ -234,7 +234,7 @@ pub(crate) struct Chunk<'a> {
 /// Cuts `text` into chunks: runs of letters and digits joined by inner separators
 /// (`-` `/` `.` `,` `'` `’` `&` between two of them), each tagged with its sentence, clause and
 /// part. One pass over the bytes; only non-ASCII characters are decoded.
-pub(crate) fn chunks(text: &str) -> Vec<Chunk<'_>> {
+fn chunks(text: &str) -> Vec<Chunk<'_>> {
     let bytes = text.as_bytes();
     let alphanumeric_at = |at: usize| char_at(text, at).is_some_and(|(ch, _)| ch.is_alphanumeric());
     let mut out = Vec::with_capacity(text.len() / 6 + 1);
@@ -488,7 +488,7 @@ impl<'a> Token<'a> {
 }
 
 /// For each ASCII byte: its lower-case form when a letter or digit, else 0 (a separator).
-pub(crate) const FOLD: [u8; 128] = {
+const FOLD: [u8; 128] = {
     let mut table = [0u8; 128];
     let mut byte = 0u8;
     while byte < 128 {
