@@ -31,7 +31,7 @@ allowed_schemas = ["market"]
 scopes = ["bench"]
 
 [planes]
-market = { tenant = false }
+market = { tenant = false, schemas = ["market"] }
 
 [params]
 agency = { kind = "agency" }

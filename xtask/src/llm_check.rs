@@ -55,7 +55,9 @@ pub(crate) enum ServerSource {
 }
 
 #[expect(clippy::print_stderr, reason = "xtask reports progress on stderr")]
-pub(crate) fn run(sh: &Shell, source: ServerSource) -> anyhow::Result<()> {
+/// Runs the check; `Ok(Some(reason))` when it could not run here (only with
+/// [`ServerSource::PrebuiltOnly`], on a CPU the prebuilt server cannot run on).
+pub(crate) fn run(sh: &Shell, source: ServerSource) -> anyhow::Result<Option<String>> {
     let started = Instant::now();
     let cache = sh.current_dir().join(".cache/llm");
     sh.create_dir(&cache)?;
@@ -99,11 +101,11 @@ pub(crate) fn run(sh: &Shell, source: ServerSource) -> anyhow::Result<()> {
     let (server, port) = match ready {
         Some(ready) => ready,
         None if source == ServerSource::PrebuiltOnly => {
-            eprintln!(
-                "llm-check: skipped: no llama-server runs on this CPU without building one from \
-                 source (about 40 minutes on 2 cores); `cargo xtask llm-check` builds it"
-            );
-            return Ok(());
+            let reason = "no prebuilt llama-server runs on this CPU, and building one from \
+                          source takes about 40 minutes on 2 cores (`cargo xtask llm-check` \
+                          builds it)";
+            eprintln!("llm-check: not run: {reason}");
+            return Ok(Some(reason.to_owned()));
         }
         None => {
             let built = build_from_source(sh, &cache, &venv)?;
@@ -122,7 +124,7 @@ pub(crate) fn run(sh: &Shell, source: ServerSource) -> anyhow::Result<()> {
     drop(server);
     eprintln!("llm-check: server stopped; total {:.1} s", started.elapsed().as_secs_f64());
     result.context("the llm_check example failed")?;
-    Ok(())
+    Ok(None)
 }
 
 /// Starts `binary` on a free loopback port with one thread and waits until it is healthy;

@@ -1,9 +1,15 @@
 //! Project automation, driven by `cargo xtask <command>`:
 //!
 //! - `ci`: exactly what CI runs, in order: fmt --check, clippy -D warnings on all targets, tidy,
-//!   the real-model check with the prebuilt server (skipped, saying why, on a CPU it cannot run
-//!   on), doc tests, then nextest with every test including the database ones (nextest last);
-//! - `test [--deep]`: the local loop; `--deep` raises PROPTEST_CASES to 2048;
+//!   the real-model check with the prebuilt server (not run, saying why, on a CPU it cannot run
+//!   on), then `test`;
+//! - `test [--deep]`: builds the tests, provisions what they need (with a Docker engine: the
+//!   images `planner-postgres:15` and `planner:latest`, built here when missing, so
+//!   testcontainers serves the database and the fault and scale-out tests run), starts one
+//!   PostgreSQL, runs the doc tests, then every test under nextest; `--deep` raises
+//!   PROPTEST_CASES to 2048. A test whose prerequisite is missing is excluded up front and
+//!   listed with its reason in the last lines, never counted as passed (see `prereq`). Each
+//!   step prints its name and duration;
 //! - `tidy`: repository invariants (also a test);
 //! - `db`: start a development PostgreSQL, print its URL, stop it on Ctrl-C;
 //! - `pg-image [--force]`: build the local image `planner-postgres:15`;
@@ -27,10 +33,12 @@ mod fuzz;
 mod image;
 mod llm_check;
 mod pg_image;
+mod prereq;
 mod rootfs;
 mod tidy;
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use planner_devdb::{DockerEngine, Options, Postgres};
@@ -49,10 +57,10 @@ fn main() -> anyhow::Result<()> {
         "ci" => ci(&sh),
         "test" => {
             let deep = rest.iter().any(|it| it == "--deep");
-            test(&sh, if deep { Some("2048") } else { None })
+            test(&sh, if deep { Some("2048") } else { None }, prereq::Plan::default())
         }
         "tidy" => tidy::run(&sh),
-        "llm-check" => llm_check::run(&sh, llm_check::ServerSource::AnyBuild),
+        "llm-check" => llm_check::run(&sh, llm_check::ServerSource::AnyBuild).map(drop),
         "db" => db(),
         "pg-image" => {
             pg_image::ensure(&sh, Options::LOCAL_IMAGE, rest.iter().any(|it| it == "--force"))
@@ -78,53 +86,119 @@ pub(crate) fn project_root() -> PathBuf {
 }
 
 fn ci(sh: &Shell) -> anyhow::Result<()> {
-    cmd!(sh, "cargo fmt --all --check").run()?;
-    cmd!(sh, "cargo clippy --workspace --all-targets --locked -- -D warnings").run()?;
-    tidy::run(sh)?;
-    // About a minute with the prebuilt server; skipped, saying why, where it cannot run.
-    llm_check::run(sh, llm_check::ServerSource::PrebuiltOnly)?;
-    test(sh, None)
+    let mut plan = prereq::Plan::default();
+    step("fmt", || cmd!(sh, "cargo fmt --all --check").run().map_err(Into::into))?;
+    step("clippy", || {
+        cmd!(sh, "cargo clippy --workspace --all-targets --locked -- -D warnings")
+            .run()
+            .map_err(Into::into)
+    })?;
+    step("tidy", || tidy::run(sh))?;
+    // About a minute with the prebuilt server; not run, saying why, where it cannot run.
+    if let Some(reason) =
+        step("llm-check", || llm_check::run(sh, llm_check::ServerSource::PrebuiltOnly))?
+    {
+        // A CPU without the instructions the prebuilt server needs is a machine this kind may
+        // be; building the server from source there takes 40 minutes (`cargo xtask llm-check`).
+        plan.exclude("llm-check (the real local model)", None, reason, false)?;
+    }
+    test(sh, None, plan)
 }
 
-fn test(sh: &Shell, proptest_cases: Option<&str>) -> anyhow::Result<()> {
+/// Runs one step of `ci`/`test`, printing its name before and its duration after.
+fn step<T>(name: &str, run: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+    eprintln!("xtask: == {name}");
+    let started = Instant::now();
+    let result = run();
+    let outcome = if result.is_ok() { "done" } else { "FAILED" };
+    eprintln!("xtask: == {name}: {outcome} in {:.1} s", started.elapsed().as_secs_f64());
+    result
+}
+
+fn test(sh: &Shell, proptest_cases: Option<&str>, mut plan: prereq::Plan) -> anyhow::Result<()> {
     let runtime = runtime()?;
     // Build first, so that the database is not kept waiting on the compiler.
-    cmd!(sh, "cargo nextest run --workspace --locked --no-run").run()?;
-    refresh_planner_image(sh)?;
-    let pg = runtime.block_on(provide())?;
-    eprintln!("xtask: PostgreSQL from {} ({})", pg.provider(), redact(pg.url()));
+    step("build the tests", || {
+        cmd!(sh, "cargo nextest run --workspace --locked --no-run").run().map_err(Into::into)
+    })?;
+    step("provision", || provision(sh, &mut plan))?;
+    let pg = step("start PostgreSQL", || runtime.block_on(provide()))?;
+    let provider = format!("{} ({})", pg.provider(), redact(pg.url()));
+    eprintln!("xtask: PostgreSQL from {provider}");
     let result = (|| {
+        if !runtime.block_on(pg.preloads("pg_stat_statements"))? {
+            plan.exclude(
+                "the injection test's statement check",
+                Some(prereq::STATEMENT_TESTS),
+                "this PostgreSQL does not preload pg_stat_statements (add it to \
+                 shared_preload_libraries, or let xtask provide the database)"
+                    .to_owned(),
+                true,
+            )?;
+        }
         let _url = sh.push_env("DATABASE_URL", pg.url());
+        // The runtime login's password for the whole run: the role is cluster-wide, so every
+        // test (and every `planner` process a test starts) must use the same one.
+        let password = planner_devdb::generate_password()?;
+        let _password = sh.push_env("PLANNER_RUNTIME_PASSWORD", &password);
         let _cases = proptest_cases.map(|cases| sh.push_env("PROPTEST_CASES", cases));
         // Doc tests first: nextest does not run them, and CI reads the last runner's summary.
-        cmd!(sh, "cargo test --workspace --locked --doc").run()?;
-        cmd!(sh, "cargo nextest run --workspace --locked --profile ci").run()?;
-        anyhow::Ok(())
+        step("doc tests", || {
+            cmd!(sh, "cargo test --workspace --locked --doc").run().map_err(Into::into)
+        })?;
+        let filter: Vec<String> =
+            plan.nextest_filter().map(|it| vec!["-E".to_owned(), it]).unwrap_or_default();
+        step("nextest", || {
+            cmd!(sh, "cargo nextest run --workspace --locked --profile ci {filter...}")
+                .run()
+                .map_err(Into::into)
+        })
     })();
     let stopped = runtime.block_on(pg.stop());
+    // The closing lines: which PostgreSQL served the tests, and everything that did not run.
+    eprintln!("xtask: PostgreSQL provider: {provider}");
+    eprint!("{plan}");
     result?;
     stopped.context("stopping the test PostgreSQL")?;
     Ok(())
 }
 
-/// The scale-out test runs replicas from `planner:latest`: when a Docker engine answers and has
-/// the PostgreSQL image, rebuild it from the debug binary the test build just made (nothing is
-/// done when it is already built from that binary). Without Docker the test skips itself; a
-/// failed build fails CI (CI set) and only warns elsewhere.
-fn refresh_planner_image(sh: &Shell) -> anyhow::Result<()> {
+/// Provides what the tests need that a Docker engine can give: the local PostgreSQL image (so
+/// testcontainers is the provider) and `planner:latest` from the debug binary the test build
+/// has just made (for the scale-out test). Without an engine the Docker tests are listed as
+/// not run; without chromium the page test is (a failure under CI, which can install it).
+fn provision(sh: &Shell, plan: &mut prereq::Plan) -> anyhow::Result<()> {
     let engine = DockerEngine::from_docker_host(std::env::var("DOCKER_HOST").ok().as_deref());
-    let Some(engine) = engine.filter(|it| it.ping().is_ok()) else { return Ok(()) };
-    if engine.has_image(Options::LOCAL_IMAGE) != Ok(true) {
-        return Ok(());
-    }
-    let binary = image::target_dir(sh).join("debug/planner");
-    match image::from_binary(sh, &binary, false) {
-        Err(err) if std::env::var_os("CI").is_none() => {
-            eprintln!("xtask: cannot build {}: {err:#}; the scale-out test skips", image::IMAGE);
-            Ok(())
+    match engine.as_ref().map(DockerEngine::ping) {
+        Some(Ok(())) => {
+            // Also wanted when DATABASE_URL serves the other tests: the fault tests start
+            // containers of this image themselves.
+            pg_image::ensure(sh, Options::LOCAL_IMAGE, false)?;
+            let binary = image::target_dir(sh).join("debug/planner");
+            image::from_binary(sh, &binary, false)?;
         }
-        other => other,
+        Some(Err(err)) => plan.exclude(
+            "the Docker tests (faults, scale_out)",
+            Some(prereq::DOCKER_TESTS),
+            format!("no Docker engine answers ({err})"),
+            false,
+        )?,
+        None => plan.exclude(
+            "the Docker tests (faults, scale_out)",
+            Some(prereq::DOCKER_TESTS),
+            "DOCKER_HOST names a scheme the probe does not speak".to_owned(),
+            false,
+        )?,
     }
+    if !prereq::has_chromium() {
+        plan.exclude(
+            "the web page test (page::)",
+            Some(prereq::CHROMIUM_TESTS),
+            "no chromium on PATH and no PLANNER_CHROMIUM (apt-get install chromium)".to_owned(),
+            true,
+        )?;
+    }
+    Ok(())
 }
 
 #[expect(clippy::print_stdout, reason = "the URL is the command's output")]

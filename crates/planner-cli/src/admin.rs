@@ -44,6 +44,9 @@ pub(crate) enum RegistryCommand {
 pub(crate) enum DbCommand {
     /// Which database, whether it is reachable, and what it holds.
     Status,
+    /// Apply the migrations as the owner (DATABASE_URL, or PLANNER_OWNER_URL), creating the
+    /// roles; `planner_app` gets a password with PLANNER_RUNTIME_PASSWORD when it is set.
+    Migrate,
     /// Load the demo dataset (into an empty database).
     Seed {
         /// The dataset's scale (1 is the demo size).
@@ -63,9 +66,9 @@ pub(crate) enum DbCommand {
 
 #[expect(clippy::print_stdout, reason = "the command's output")]
 pub(crate) async fn keys(command: KeysCommand, url: Option<&str>) -> anyhow::Result<ExitCode> {
-    let database = Database::open(url).await?;
+    let database = Database::open_admin(url).await?;
     let result = async {
-        let pool = database.pool();
+        let pool = database.owner()?;
         match command {
             KeysCommand::Create { tenant, scopes } => {
                 let demo = planner_dataset::DEMO_TENANTS.iter().find(|it| it.name == tenant);
@@ -169,10 +172,27 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
     {
         anyhow::bail!("`db reset` empties the database named by DATABASE_URL: add --yes");
     }
-    let database = Database::connect(url).await?;
+    let database = Database::connect_admin(url).await?;
     let result = async {
-        let pool = database.pool();
+        let pool = database.owner()?;
         match command {
+            DbCommand::Migrate => {
+                // Connecting as the owner migrated already.
+                if let Some(password) =
+                    std::env::var("PLANNER_RUNTIME_PASSWORD").ok().filter(|it| !it.is_empty())
+                {
+                    planner_exec::enable_runtime_login(pool, &password).await?;
+                    println!("migrated; {} may log in", planner_exec::RUNTIME_LOGIN);
+                } else {
+                    println!(
+                        "migrated; {} has no password yet (set PLANNER_RUNTIME_PASSWORD, or \
+                         ALTER ROLE {} LOGIN PASSWORD ...)",
+                        planner_exec::RUNTIME_LOGIN,
+                        planner_exec::RUNTIME_LOGIN
+                    );
+                }
+                Ok(ExitCode::SUCCESS)
+            }
             DbCommand::Status => {
                 if database.is_embedded() {
                     println!("database: embedded, in {}", embedded_dir().display());
@@ -192,7 +212,7 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
                 }
                 Ok(ExitCode::SUCCESS)
             }
-            DbCommand::Seed { scale } => match database.seed(scale).await {
+            DbCommand::Seed { scale } => match database.seed(scale).await? {
                 Ok(report) => {
                     println!("loaded the demo dataset: {report:?}");
                     Ok(ExitCode::SUCCESS)
@@ -206,7 +226,7 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
             DbCommand::Reset { scale, .. } => {
                 empty(pool).await?;
                 planner_engine::migrate(pool).await?;
-                let report = database.seed(scale).await.context("loading the demo dataset")?;
+                let report = database.seed(scale).await?.context("loading the demo dataset")?;
                 println!("reset; loaded the demo dataset: {report:?}");
                 Ok(ExitCode::SUCCESS)
             }

@@ -127,11 +127,13 @@ async fn explain(
     let query = intent.query().ok_or("not a query intent")?;
     let binds = fixture::binds(registry, intent, args);
     let mut tx = pool.begin().await?;
-    tx.execute("SET LOCAL ROLE planner_reader").await?;
+    // The tenant first (the readers may not call set_config), then the plane's reader.
     sqlx::query("SELECT set_config('planner.tenant', $1, true)")
         .bind(tenant.to_string())
         .execute(&mut *tx)
         .await?;
+    let role = planner_exec::Reader::for_plane(registry.plane(query.plane)).role();
+    tx.execute(AssertSqlSafe(format!("SET LOCAL ROLE {role}"))).await?;
     let sql = format!("EXPLAIN (ANALYZE, FORMAT JSON) {}", query.sql);
     let mut explain = sqlx::query(AssertSqlSafe(sql));
     for bind in binds {

@@ -23,12 +23,15 @@ pub struct ClusterConfig {
     pub fast_unsafe: bool,
 }
 
-/// A running PostgreSQL cluster listening on a loopback port; superuser `postgres`, trust auth
-/// on loopback only. Stopped (and removed, if temporary) on [`Cluster::stop`] or drop.
+/// A running PostgreSQL cluster listening on a loopback port and on a socket in its own 0700
+/// directory; superuser `postgres` with a generated password (SCRAM, never trust: another OS user
+/// cannot connect), kept in `superuser.password` (0600) in that directory. Stopped (and removed,
+/// if temporary) on [`Cluster::stop`] or drop.
 #[derive(Debug)]
 pub struct Cluster {
     bin_dir: PathBuf,
     dir: PathBuf,
+    password: String,
     port: u16,
     run_as: Option<(u32, u32)>,
     running: bool,
@@ -58,25 +61,94 @@ impl Cluster {
         if let Some((uid, gid)) = run_as {
             std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
                 .map_err(|err| Error::io(&dir, err))?;
-            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
-                .map_err(|err| Error::io(&dir, err))?;
         }
+        // The socket, the password and the data live here: nobody else may look in.
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
+            .map_err(|err| Error::io(&dir, err))?;
+        let password_path = dir.join(PASSWORD_FILE);
+        let known_password = fs::read_to_string(&password_path).ok().map(|it| it.trim().to_owned());
+        let password = match &known_password {
+            Some(password) => password.clone(),
+            None => generate_password().map_err(|err| Error::io("/dev/urandom", err))?,
+        };
         let mut cluster = Cluster {
             bin_dir: config.bin_dir.clone(),
             dir,
+            password,
             port: 0,
             run_as,
             running: false,
             _temp: temp,
         };
         if !cluster.data_dir().join("PG_VERSION").exists() {
+            cluster.write_password()?;
             cluster.init(config.fast_unsafe)?;
-        } else if cluster.data_dir().join("postmaster.pid").exists() {
-            // A server left running (or crashed) by an earlier process: stop it, then start ours.
-            let _ = cluster.pg_ctl(&["stop", "-m", "fast", "-w"]);
+            cluster.start_server()?;
+        } else {
+            if cluster.data_dir().join("postmaster.pid").exists() {
+                // A server left running (or crashed) by an earlier process: stop it first.
+                let _ = cluster.pg_ctl(&["stop", "-m", "fast", "-w"]);
+            }
+            if known_password.is_none() {
+                // A data directory from before passwords: trust auth. Set a password over the
+                // private socket, then require it everywhere.
+                cluster.write_password()?;
+                cluster.start_server()?;
+                cluster.require_password()?;
+            } else {
+                cluster.start_server()?;
+            }
         }
-        cluster.start_server()?;
         Ok(cluster)
+    }
+
+    /// The superuser's password.
+    pub fn password(&self) -> &str {
+        &self.password
+    }
+
+    fn write_password(&self) -> Result<()> {
+        let path = self.dir.join(PASSWORD_FILE);
+        fs::write(&path, format!("{}\n", self.password)).map_err(|err| Error::io(&path, err))?;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600))
+            .map_err(|err| Error::io(&path, err))?;
+        if let Some((uid, gid)) = self.run_as {
+            // initdb, running as the server's user, reads it with --pwfile.
+            std::os::unix::fs::chown(&path, Some(uid), Some(gid))
+                .map_err(|err| Error::io(&path, err))?;
+        }
+        Ok(())
+    }
+
+    /// Sets the superuser's password over the socket (still trusted), then switches every
+    /// connection to SCRAM and reloads.
+    fn require_password(&self) -> Result<()> {
+        let socket = self.dir.display().to_string();
+        let port = self.port.to_string();
+        // Letters and digits only: nothing to quote.
+        let sql = format!("ALTER ROLE postgres PASSWORD '{}'", self.password);
+        let out = self.run(
+            "psql",
+            &[
+                "-h",
+                &socket,
+                "-p",
+                &port,
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                &sql,
+            ],
+        )?;
+        check("psql", &out, &self.log_path())?;
+        let hba = self.data_dir().join("pg_hba.conf");
+        fs::write(&hba, HBA).map_err(|err| Error::io(&hba, err))?;
+        let out = self.pg_ctl(&["reload"])?;
+        check("pg_ctl reload", &out, &self.log_path())
     }
 
     /// The loopback port the server listens on.
@@ -89,9 +161,9 @@ impl Cluster {
         &self.dir
     }
 
-    /// A URL for `database` as the superuser `postgres` over loopback TCP.
+    /// A URL for `database` as the superuser `postgres`, with its password, over loopback TCP.
     pub fn url(&self, database: &str) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+        format!("postgres://postgres:{}@127.0.0.1:{}/{database}", self.password, self.port)
     }
 
     /// Stops the server (fast shutdown: open sessions are disconnected). Idempotent.
@@ -115,12 +187,14 @@ impl Cluster {
     fn init(&self, fast_unsafe: bool) -> Result<()> {
         let data = self.data_dir();
         let data_arg = data.display().to_string();
+        let pwfile = format!("--pwfile={}", self.dir.join(PASSWORD_FILE).display());
         let mut args = vec![
             "-D",
             &data_arg,
             "-U",
             "postgres",
-            "--auth=trust",
+            "--auth=scram-sha-256",
+            &pwfile,
             "-E",
             "UTF8",
             "--locale=C.UTF-8",
@@ -226,6 +300,26 @@ fn check(program: &str, out: &Output, log: &Path) -> Result<()> {
         }
     }
     Err(Error::Command { program: program.to_owned(), detail })
+}
+
+/// The file, in the cluster's directory, holding the superuser's password.
+const PASSWORD_FILE: &str = "superuser.password";
+
+/// Every connection, over the socket or loopback TCP, needs the password.
+const HBA: &str = "# planner-devdb: a password for every connection (SCRAM), never trust\n\
+local all all scram-sha-256\n\
+host all all 127.0.0.1/32 scram-sha-256\n\
+host all all ::1/128 scram-sha-256\n";
+
+/// 32 random letters and digits from the kernel's generator: a password that needs no quoting
+/// anywhere (SQL literals, URLs, files).
+pub fn generate_password() -> std::io::Result<String> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut bytes = [0u8; 32];
+    let mut file = fs::File::open("/dev/urandom")?;
+    std::io::Read::read_exact(&mut file, &mut bytes)?;
+    // 62 symbols: the small bias of the modulo does not matter for 190 bits.
+    Ok(bytes.iter().map(|b| char::from(ALPHABET[usize::from(*b) % ALPHABET.len()])).collect())
 }
 
 fn free_port() -> std::io::Result<u16> {

@@ -6,8 +6,9 @@
 //! 2. a container started with testcontainers from [`Options::image`], when a Docker engine
 //!    answers and has that image (no registry is assumed: `cargo xtask pg-image` builds one);
 //! 3. an ephemeral cluster from local PostgreSQL server binaries (`pg_config`, `PATH`,
-//!    `/usr/lib/postgresql/*/bin`): `initdb` into a private temporary directory, loopback port,
-//!    fsync off, removed when stopped;
+//!    `/usr/lib/postgresql/*/bin`): `initdb` into a private (0700) temporary directory, loopback
+//!    port, a generated superuser password (SCRAM; no connection is trusted), fsync off,
+//!    removed when stopped;
 //! 4. otherwise a clear [`Error::NoProvider`] naming the three ways to provide one.
 //!
 //! Containers and clusters it starts preload `pg_stat_statements` (a cluster only when its
@@ -27,7 +28,7 @@ mod docker;
 mod error;
 mod provide;
 
-pub use cluster::{Cluster, ClusterConfig, find_bin_dir};
+pub use cluster::{Cluster, ClusterConfig, find_bin_dir, generate_password};
 pub use docker::DockerEngine;
 pub use error::{Error, Result};
 pub use provide::{Options, Postgres, Provider, ensure_database, provide};

@@ -110,6 +110,18 @@ impl Postgres {
         &self.provider
     }
 
+    /// Whether the server preloads `library` (its `shared_preload_libraries`), e.g. whether
+    /// tests can read `pg_stat_statements`.
+    pub async fn preloads(&self, library: &str) -> Result<bool> {
+        let mut conn = connect(&self.url).await?;
+        let libraries: String =
+            sqlx::query_scalar("SELECT current_setting('shared_preload_libraries')")
+                .fetch_one(&mut conn)
+                .await
+                .map_err(|err| connect_err(&self.url, &err))?;
+        Ok(libraries.split(',').any(|it| it.trim() == library))
+    }
+
     /// Stops and removes what was started (nothing for `DATABASE_URL`).
     pub async fn stop(self) -> Result<()> {
         match self.running {

@@ -56,3 +56,40 @@ async fn a_persistent_cluster_keeps_its_data_across_restarts() {
     conn.close().await.unwrap();
     tokio::task::spawn_blocking(move || drop(cluster)).await.unwrap();
 }
+
+/// The embedded default's promise: no connection without the password, and nothing for other OS
+/// users to read (the socket, the data and the password live in a 0700 directory).
+#[tokio::test]
+async fn a_cluster_accepts_no_connection_without_its_password() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("pg");
+    let config = ClusterConfig { bin_dir: bin_dir(), dir: Some(dir.clone()), fast_unsafe: true };
+    let cluster =
+        tokio::task::spawn_blocking(move || Cluster::start(&config)).await.unwrap().unwrap();
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode();
+    assert_eq!(mode(&dir) & 0o777, 0o700);
+    assert_eq!(mode(&dir.join("superuser.password")) & 0o777, 0o600);
+    assert!(cluster.password().len() >= 32);
+
+    // The password works; no password, or a wrong one, does not.
+    let mut conn = sqlx::PgConnection::connect(&cluster.url("postgres")).await.unwrap();
+    let (hba,): (String,) =
+        sqlx::query_as("SELECT string_agg(auth_method, ',') FROM pg_hba_file_rules")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    assert!(!hba.contains("trust"), "{hba}");
+    conn.close().await.unwrap();
+    let port = cluster.port();
+    for url in [
+        format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+        format!("postgres://postgres:wrong@127.0.0.1:{port}/postgres"),
+    ] {
+        let err = sqlx::PgConnection::connect(&url).await.unwrap_err();
+        let code = err.as_database_error().and_then(|it| it.code()).map(|it| it.into_owned());
+        assert_eq!(code.as_deref(), Some("28P01"), "{url}: {err}");
+    }
+    tokio::task::spawn_blocking(move || drop(cluster)).await.unwrap();
+}

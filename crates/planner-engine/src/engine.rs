@@ -80,10 +80,14 @@ pub struct Engine {
     checkpoints: Arc<dyn Checkpointer>,
 }
 
-/// Applies the schema (planner-exec) and the checkpoint tables (planner-graph) to `pool`.
+/// Applies the schema (planner-exec) and the checkpoint tables (planner-graph) to `pool`, and
+/// grants the runtime login its use of the checkpoints. Run with the owner login.
 pub async fn migrate(pool: &PgPool) -> Result<()> {
-    planner_exec::MIGRATOR.run(pool).await.map_err(|err| Error::Unavailable(err.to_string()))?;
     planner_graph::MIGRATOR.run(pool).await.map_err(|err| Error::Unavailable(err.to_string()))?;
+    planner_exec::MIGRATOR.run(pool).await.map_err(|err| Error::Unavailable(err.to_string()))?;
+    planner_exec::grant_checkpoints(pool)
+        .await
+        .map_err(|err| Error::Unavailable(err.to_string()))?;
     Ok(())
 }
 

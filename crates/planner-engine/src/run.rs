@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::join_all;
-use planner_exec::{Bind, Cell, ExecRequest, Guard, PgPool, ResultTable, TenantId};
+use planner_exec::{Bind, Cell, ExecRequest, Guard, PgPool, Reader, ResultTable, TenantId};
 use planner_grammar::{ArgSource, Plan};
 use planner_registry::{ParamKind, Registry, Value};
 use tokio::sync::Semaphore;
@@ -72,6 +72,7 @@ pub(crate) async fn run_plan(
                     sql: &query.sql,
                     binds,
                     tenant,
+                    reader: Reader::for_plane(registry.plane(query.plane)),
                     timeout: limits.node_timeout,
                     guard,
                 };

@@ -15,6 +15,10 @@ pub enum Error {
     /// The guarded role may not do what the query asked (a write, the `eeo` schema, ...).
     #[error("permission denied")]
     PermissionDenied,
+    /// The statement changed the role, the tenant or the statement timeout it ran with: its
+    /// result was discarded (the executor's post-condition).
+    #[error("the statement changed its role, tenant or time limit: its result was discarded")]
+    GuardChanged,
     /// The request does not fit the query: wrong number of binds, an empty or inconsistent
     /// count spec.
     #[error("invalid request: {reason}")]

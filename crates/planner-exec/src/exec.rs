@@ -83,6 +83,43 @@ impl Guard {
     }
 }
 
+/// The database role an intent's statement runs as: one reader per kind of plane, each with
+/// SELECT on its own schemas only (migration `0010_least_privilege.sql`). The second line of
+/// defence behind the SQL guard: a statement that names a schema outside its plane is refused by
+/// PostgreSQL even when the guard is bypassed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reader {
+    /// Planes without tenant rows (`market`, `graph`): the market and graph schemas.
+    Public,
+    /// Tenant planes that are not counts (requirements): market, graph and capture, tenant rows
+    /// through forced row-level security.
+    Tenant,
+    /// Count planes (the bench): market, capture and bench, tenant rows through forced
+    /// row-level security.
+    Bench,
+}
+
+impl Reader {
+    /// The reader of a registry plane: counts read as [`Reader::Bench`], other tenant planes as
+    /// [`Reader::Tenant`], the rest as [`Reader::Public`].
+    pub fn for_plane(plane: &planner_registry::Plane) -> Reader {
+        match (plane.counts, plane.tenant) {
+            (true, _) => Reader::Bench,
+            (false, true) => Reader::Tenant,
+            (false, false) => Reader::Public,
+        }
+    }
+
+    /// The role's name.
+    pub fn role(self) -> &'static str {
+        match self {
+            Reader::Public => "planner_read_public",
+            Reader::Tenant => "planner_read_tenant",
+            Reader::Bench => "planner_read_bench",
+        }
+    }
+}
+
 /// One intent to run.
 #[derive(Debug, Clone)]
 pub struct ExecRequest<'a> {
@@ -93,6 +130,8 @@ pub struct ExecRequest<'a> {
     pub binds: &'a [Bind],
     /// The tenant whose rows row-level security shows; `None` shows no tenant rows.
     pub tenant: Option<TenantId>,
+    /// The role the statement runs as.
+    pub reader: Reader,
     /// The statement timeout.
     pub timeout: Duration,
     /// How the result is guarded.
@@ -100,20 +139,26 @@ pub struct ExecRequest<'a> {
 }
 
 /// The opening of every intent's transaction, sent as one simple query (one round trip): a
-/// read-only transaction as `planner_reader`, with the statement timeout and the tenant set
-/// locally. JIT compilation is off: registry queries run in milliseconds, and compiling one
+/// read-only transaction as the plane's reader role, with the statement timeout and the tenant
+/// set locally. JIT compilation is off: registry queries run in milliseconds, and compiling one
 /// (which PostgreSQL starts from cost estimates alone) takes far longer.
 ///
 /// Both values are typed (an integer and a UUID, whose text is digits, hex and dashes only), so
 /// writing them into the statement cannot change its meaning.
-fn reader_setup(timeout: Duration, tenant: Option<TenantId>) -> String {
-    let timeout_ms = timeout.as_millis().max(1);
-    let tenant = tenant.map(|tenant| tenant.0.hyphenated().to_string()).unwrap_or_default();
+fn reader_setup(reader: Reader, timeout_ms: u128, tenant: &str) -> String {
+    let role = reader.role();
     format!(
-        "BEGIN READ ONLY; SET LOCAL ROLE planner_reader; SET LOCAL jit = off; \
+        "BEGIN READ ONLY; SET LOCAL ROLE {role}; SET LOCAL jit = off; \
          SET LOCAL statement_timeout = {timeout_ms}; SET LOCAL planner.tenant = '{tenant}'"
     )
 }
+
+/// The post-condition, read inside the transaction after the statement: the role, the tenant
+/// and the statement timeout it ran with. A statement that changed any of them (possible only
+/// where `set_config` could not be revoked from PUBLIC) has its result discarded.
+const POST_CONDITION: &str = "SELECT current_user::text, \
+     coalesce(current_setting('planner.tenant', true), ''), \
+     (SELECT s.setting FROM pg_catalog.pg_settings AS s WHERE s.name = 'statement_timeout')";
 
 /// Extra time the client waits beyond the statement timeout before giving up on the server.
 const CLIENT_GRACE: Duration = Duration::from_secs(5);
@@ -134,7 +179,9 @@ pub async fn execute(pool: &PgPool, request: &ExecRequest<'_>) -> Result<ResultT
 }
 
 async fn run(pool: &PgPool, request: &ExecRequest<'_>) -> Result<ResultTable> {
-    let setup = reader_setup(request.timeout, request.tenant);
+    let timeout_ms = request.timeout.as_millis().max(1);
+    let tenant = request.tenant.map(|tenant| tenant.0.hyphenated().to_string()).unwrap_or_default();
+    let setup = reader_setup(request.reader, timeout_ms, &tenant);
     let mut tx = pool.begin_with(AssertSqlSafe(setup)).await?;
 
     // Declare the bind types so the server types each placeholder as the value sent for it.
@@ -173,6 +220,16 @@ async fn run(pool: &PgPool, request: &ExecRequest<'_>) -> Result<ResultTable> {
         };
     }
     let rows = query.fetch_all(&mut *tx).await?;
+    let (role, tenant_after, timeout_after): (String, String, String) =
+        sqlx::query_as(POST_CONDITION).fetch_one(&mut *tx).await?;
+    if role != request.reader.role()
+        || tenant_after != tenant
+        || timeout_after != timeout_ms.to_string()
+    {
+        // Nothing was written (the transaction is read-only); the result is not to be trusted.
+        tx.rollback().await?;
+        return Err(Error::GuardChanged);
+    }
     tx.commit().await?;
 
     let rows = rows.iter().map(|row| read_row(row, &columns)).collect::<Result<Vec<_>>>()?;

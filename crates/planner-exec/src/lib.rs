@@ -1,7 +1,7 @@
 //! Guarded executors on PostgreSQL for the reference domain.
 //!
-//! Every intent runs through [`execute`] in its own read-only transaction: the `planner_reader`
-//! role (SELECT on the market, graph, requirement and bench tables, nothing on `eeo`, no writes),
+//! Every intent runs through [`execute`] in its own read-only transaction: the reader role of
+//! its plane ([`Reader`]: SELECT on that plane's schemas only, nothing on `eeo`, no writes),
 //! the tenant set locally for row-level security, a statement timeout, JIT compilation off (the
 //! registry's queries run in milliseconds; compiling one takes longer), typed binds, and a typed
 //! [`ResultTable`] back. Count intents run only with a [`Guard::Counts`] spec: counts from 1 to
@@ -18,10 +18,13 @@
 //! bound values; nothing it renders depends on a clock or on hash order.
 //!
 //! The schema, roles and policies are the migrations in `crates/planner-exec/migrations`,
-//! embedded as [`MIGRATOR`]. The roles `planner_owner`, `planner_reader` and `planner_audit` are
-//! `NOLOGIN`; the pool connects as the migrating login (a superuser in development and tests),
-//! and each transaction switches with `SET LOCAL ROLE`. A non-superuser application login needs
-//! `GRANT planner_reader, planner_audit TO <login>`. Schemas: `market` (agencies, NAICS, vendors,
+//! embedded as [`MIGRATOR`], run by the owner login (a superuser in development and tests, or a
+//! dedicated owner). The application runs as the runtime login [`RUNTIME_LOGIN`] (see
+//! [`enable_runtime_login`]): it owns nothing, is no superuser, inherits nothing, and each
+//! transaction switches with `SET LOCAL ROLE` to a plane reader (`planner_read_public`,
+//! `planner_read_tenant`, `planner_read_bench`) or to the audit writer `planner_audit` (INSERT
+//! only). After the statement the executor reads back the role, the tenant and the statement
+//! timeout and discards the result if any changed ([`Error::GuardChanged`]). Schemas: `market` (agencies, NAICS, vendors,
 //! awards, vendor cells, the snapshot date), `graph` (subawards), `capture` (requirements),
 //! `bench` (candidates, clearance levels), `admin` (tenants, API keys), `audit` (answer log,
 //! withdrawn answers, answers given), `eeo` (unreachable).
@@ -30,6 +33,7 @@ mod audit;
 mod error;
 mod exec;
 mod keys;
+mod logins;
 mod render;
 mod suppress;
 mod table;
@@ -37,9 +41,13 @@ mod table;
 pub use crate::{
     audit::{AuditRecord, AuditRoute, Faithfulness, SelfConsistency, withdraw_audits, write_audit},
     error::{Error, Result},
-    exec::{Bind, CountSpec, ExecRequest, Guard, TenantId, execute},
+    exec::{Bind, CountSpec, ExecRequest, Guard, Reader, TenantId, execute},
     keys::{
         ApiKey, ApiKeyId, NewApiKey, create_api_key, create_tenant, revoke_api_key, verify_api_key,
+    },
+    logins::{
+        LoginPrivileges, RUNTIME_LOGIN, connect_runtime, enable_runtime_login, grant_checkpoints,
+        login_privileges, runtime_url,
     },
     render::{render_markdown, render_text},
     suppress::{Grid, Hidden, suppress_grid},

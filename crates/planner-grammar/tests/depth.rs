@@ -14,7 +14,7 @@ default_k = 11
 allowed_schemas = ["s"]
 
 [planes]
-p = { tenant = false }
+p = { tenant = false, schemas = ["s"] }
 
 [params]
 agency = { kind = "agency" }

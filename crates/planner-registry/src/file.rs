@@ -32,6 +32,7 @@ pub(crate) struct RawPlane {
     #[serde(default)]
     pub(crate) counts: bool,
     pub(crate) scope: Option<Spanned<String>>,
+    pub(crate) schemas: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// One `[params]` entry.

@@ -36,7 +36,11 @@
 //! | `tenant` | bool, required | rows belong to a tenant: run in a tenant transaction with row-level security |
 //! | `counts` | bool, default `false` | counts only: every intent of the plane needs a `suppression` spec and runs through the suppressing executor |
 //! | `scope` | string, optional | the scope every intent of the plane needs (one of `registry.scopes`) |
+//! | `schemas` | array of strings, required | the schemas the plane's intents may read, each one of `registry.allowed_schemas`: a table or function of any other schema is rejected |
 //!
+//! The executor runs each plane as a database role of its kind (see planner-exec's `Reader`),
+//! which holds SELECT on the matching schemas only: the same boundary, enforced a second time by
+//! PostgreSQL.
 //! ## `[params]`: the parameters, declared once
 //!
 //! Each key is a param name (lower `snake_case`); its value is a table with `kind` (one of
@@ -89,11 +93,14 @@
 //!
 //! Each `sql` is parsed with the PostgreSQL dialect and must be exactly one `SELECT` or `WITH`
 //! query: no data-modifying CTE, no `SELECT INTO`, no `FOR UPDATE`/`FOR SHARE`, no DML, DDL,
-//! `COPY`, `SET`, `LOCK`, `CALL` or `DO`. It may not call a denied function (`pg_*`, `lo_*`,
-//! `dblink*`, `set_config`, `current_setting`, `query_to_xml` and its family, `nextval`, `setval`,
-//! `to_reg*`, `ts_stat`, `crosstab*`, ...), cast to an object-identifier type (`regclass`,
-//! `regproc`, `oid`, ...) or name the `eeo` schema anywhere. Every table is schema-qualified with
-//! an allowed schema.
+//! `COPY`, `SET`, `LOCK`, `CALL` or `DO`. Functions are allowed, not denied: a built-in function
+//! must be on the guard's allow-list (aggregates, window functions and side-effect-free scalar
+//! functions such as `count`, `sum`, `coalesce`, `round`, `to_char`, `date_trunc`,
+//! `make_interval`); any other name is rejected with its location, and a function written
+//! `schema.function` must live in one of the plane's schemas. It may not cast to an
+//! object-identifier type (`regclass`, `regproc`, `oid`, ...), use a Unicode escape (`U&"..."`,
+//! `U&'...'`, which PostgreSQL decodes and the parser does not) or name the `eeo` schema
+//! anywhere. Every table is schema-qualified with one of the plane's schemas.
 //!
 //! Placeholders are `$1..$n` where *n* is the number of `params` entries; each one is used at
 //! least once, and **every occurrence is cast** to the SQL type of its param's kind:
@@ -118,9 +125,9 @@
 //! scopes = ["bench"]
 //!
 //! [planes]
-//! market = { tenant = false }
-//! requirement = { tenant = true }
-//! bench = { tenant = true, counts = true, scope = "bench" }
+//! market = { tenant = false, schemas = ["market"] }
+//! requirement = { tenant = true, schemas = ["tenant", "market"] }
+//! bench = { tenant = true, counts = true, scope = "bench", schemas = ["tenant", "market"] }
 //!
 //! [params]
 //! agency = { kind = "agency" }

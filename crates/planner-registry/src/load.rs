@@ -338,11 +338,45 @@ fn validate_planes(raw: &RawFile, settings: &Settings, report: &mut Report<'_>) 
                 format!("unknown scope `{}`: declare it in registry.scopes", scope.get_ref()),
             );
         }
+        let mut schemas = Vec::new();
+        match &plane_ref.schemas {
+            None => report.at(
+                &plane.span(),
+                format!(
+                    "plane `{}` needs `schemas`: the schemas its intents may read (from \
+                     registry.allowed_schemas)",
+                    name.get_ref()
+                ),
+            ),
+            Some(list) if list.get_ref().is_empty() => report.at(
+                &list.span(),
+                format!("plane `{}` must name at least one schema", name.get_ref()),
+            ),
+            Some(list) => {
+                for schema in list.get_ref() {
+                    let lower = schema.get_ref().to_ascii_lowercase();
+                    if !settings.allowed_schemas.contains(&lower) {
+                        report.at(
+                            &schema.span(),
+                            format!(
+                                "plane `{}` names schema `{}`, which is not in \
+                                 registry.allowed_schemas",
+                                name.get_ref(),
+                                schema.get_ref()
+                            ),
+                        );
+                    } else if !schemas.contains(&lower) {
+                        schemas.push(lower);
+                    }
+                }
+            }
+        }
         planes.push(Plane {
             name: name.get_ref().clone(),
             tenant: plane_ref.tenant,
             counts: plane_ref.counts,
             scope: plane_ref.scope.as_ref().map(|s| s.get_ref().clone()),
+            schemas,
         });
     }
     planes
@@ -613,7 +647,12 @@ impl Ctx<'_> {
             Some(sql) => {
                 let kinds: Vec<ParamKind> = params.iter().map(|p| p.kind).collect();
                 if params.len() == raw.params.len() {
-                    self.guard(name, sql, &kinds, report);
+                    // With an unknown plane (already reported), the registry's schemas: every
+                    // other problem of the statement is still reported.
+                    let schemas = plane.map_or(&self.settings.allowed_schemas, |plane| {
+                        &self.planes[plane.index()].schemas
+                    });
+                    self.guard(name, sql, schemas, &kinds, report);
                 }
                 sql.get_ref().clone()
             }
@@ -631,10 +670,11 @@ impl Ctx<'_> {
         &self,
         name: &str,
         sql: &Spanned<String>,
+        schemas: &[String],
         kinds: &[ParamKind],
         report: &mut Report<'_>,
     ) {
-        let violations = guard::check_sql(sql.get_ref(), &self.settings.allowed_schemas, kinds);
+        let violations = guard::check_sql(sql.get_ref(), schemas, kinds);
         if violations.is_empty() {
             return;
         }

@@ -62,6 +62,9 @@ pub struct Plane {
     pub counts: bool,
     /// The scope every intent of the plane needs.
     pub scope: Option<String>,
+    /// The schemas its intents may read (lower case, each one of `allowed_schemas`): the guard
+    /// rejects a table or function of any other schema.
+    pub schemas: Vec<String>,
 }
 
 /// A declared param (`[params]`).

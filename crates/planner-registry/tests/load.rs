@@ -29,8 +29,8 @@ allowed_schemas = ["market", "tenant"]
 scopes = ["bench"]
 
 [planes]
-market = { tenant = false }
-bench = { tenant = true, counts = true, scope = "bench" }
+market = { tenant = false, schemas = ["market"] }
+bench = { tenant = true, counts = true, scope = "bench", schemas = ["tenant", "market"] }
 
 [params]
 agency = { kind = "agency" }

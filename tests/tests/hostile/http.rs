@@ -46,11 +46,30 @@ pub(crate) struct Served {
     task: Option<JoinHandle<std::io::Result<()>>>,
 }
 
+/// A pool on `owner`'s database as the runtime login `planner_app`, as `planner serve` answers:
+/// the hostile tests attack the server as it runs, behind both lines of defence.
+pub(crate) async fn runtime_pool(owner: &PgPool) -> PgPool {
+    let password = std::env::var("PLANNER_RUNTIME_PASSWORD")
+        .ok()
+        .filter(|it| !it.is_empty())
+        .unwrap_or_else(|| "plannerTestRuntimeLogin0001".to_owned());
+    let server = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
+    let base = server.split('?').next().unwrap_or(&server);
+    let (server, _) = base.rsplit_once('/').expect("DATABASE_URL has a database");
+    let database = owner.connect_options().get_database().unwrap().to_owned();
+    let url = planner_exec::runtime_url(&format!("{server}/{database}"), &password).unwrap();
+    planner_exec::connect_runtime(owner, &url, &password, sqlx::postgres::PgPoolOptions::new())
+        .await
+        .expect("cannot log in as planner_app")
+}
+
 impl Served {
-    /// Serves the API over `pool` with `config` (its engine answers on the same pool).
+    /// Serves the API over `pool`'s database with `config`, as `planner serve` does: as the
+    /// runtime login, never as the test's owner.
     pub(crate) async fn start(pool: &PgPool, config: ServerConfig) -> Served {
+        let pool = runtime_pool(pool).await;
         let engine = Engine::new(EngineConfig::new(registry()), pool.clone());
-        let router = planner_server::app(AppState::new(engine, pool.clone(), config));
+        let router = planner_server::app(AppState::new(engine, pool, config));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();

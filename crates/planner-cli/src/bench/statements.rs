@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use planner_engine::{Planner, Route};
-use planner_exec::{Bind, ExecRequest, Guard, PgPool, ResultTable, TenantId};
+use planner_exec::{Bind, ExecRequest, Guard, PgPool, Reader, ResultTable, TenantId};
 use sqlx::AssertSqlSafe;
 
 /// How the baseline runs a statement.
@@ -58,6 +58,7 @@ pub(crate) struct Statement {
     pub(crate) intent: String,
     sql: Arc<str>,
     binds: Vec<Bind>,
+    reader: Reader,
     guard: Guard,
 }
 
@@ -152,6 +153,7 @@ pub(crate) async fn prepare(
                     intent: intent.name.clone(),
                     sql: Arc::from(query.sql.as_str()),
                     binds,
+                    reader: Reader::for_plane(registry.plane(query.plane)),
                     guard,
                 };
                 // Only a node that provides an edge needs its result while preparing.
@@ -191,6 +193,7 @@ async fn run_guarded(
         sql: &statement.sql,
         binds: &statement.binds,
         tenant,
+        reader: statement.reader,
         timeout: STATEMENT_TIMEOUT,
         guard: statement.guard.clone(),
     };

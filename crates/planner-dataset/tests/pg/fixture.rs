@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use planner_dataset::{DEMO_REQUIREMENTS, DEMO_SEED, SeedOptions, demo_today, seed};
-use planner_exec::{Bind, CountSpec, ExecRequest, Guard, ResultTable, TenantId, execute};
+use planner_exec::{Bind, CountSpec, ExecRequest, Guard, Reader, ResultTable, TenantId, execute};
 use planner_registry::{Intent, ParamKind, Registry, Requirement, Value};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -96,6 +96,7 @@ pub(crate) async fn run(
         sql: &query.sql,
         binds: &binds,
         tenant: Some(TenantId(tenant)),
+        reader: Reader::for_plane(registry.plane(query.plane)),
         timeout: Duration::from_secs(10),
         guard,
     };

@@ -113,8 +113,8 @@ async fn withdrawals_are_append_only_and_the_audit_role_may_only_insert(pool: Pg
         ("planner_audit", "DELETE FROM audit.withdrawn"),
         ("planner_audit", "TRUNCATE audit.withdrawn"),
         ("planner_audit", "SELECT count(*) FROM audit.answers_given"),
-        ("planner_reader", "SELECT count(*) FROM audit.answers_given"),
-        ("planner_reader", "INSERT INTO audit.withdrawn (id) VALUES (gen_random_uuid())"),
+        ("planner_read_bench", "SELECT count(*) FROM audit.answers_given"),
+        ("planner_read_bench", "INSERT INTO audit.withdrawn (id) VALUES (gen_random_uuid())"),
     ] {
         let mut tx = pool.begin().await.unwrap();
         let set_role = sqlx::AssertSqlSafe(format!("SET LOCAL ROLE {role}"));

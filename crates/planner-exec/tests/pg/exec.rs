@@ -3,7 +3,8 @@
 use std::time::Duration;
 
 use planner_exec::{
-    Bind, Cell, CountSpec, Error, ExecRequest, Guard, ResultTable, TenantId, execute, render_text,
+    Bind, Cell, CountSpec, Error, ExecRequest, Guard, Reader, ResultTable, TenantId, execute,
+    render_text,
 };
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -23,6 +24,8 @@ async fn run(
             sql,
             binds,
             tenant: tenant.map(TenantId),
+            // The bench reader reads market, capture and bench: every table these tests use.
+            reader: Reader::Bench,
             timeout: Duration::from_secs(10),
             guard: Guard::Rows,
         },
@@ -95,7 +98,7 @@ async fn the_reader_cannot_write(pool: PgPool) {
     }
     // The role alone, in a writable transaction, still cannot write anything.
     let mut tx = pool.begin().await.unwrap();
-    sqlx::raw_sql("SET LOCAL ROLE planner_reader").execute(&mut *tx).await.unwrap();
+    sqlx::raw_sql("SET LOCAL ROLE planner_read_bench").execute(&mut *tx).await.unwrap();
     let error = sqlx::raw_sql("INSERT INTO market.naics (code, title) VALUES ('111111', 'x')")
         .execute(&mut *tx)
         .await
@@ -122,6 +125,7 @@ async fn a_slow_statement_times_out(pool: PgPool) {
         sql: "SELECT pg_sleep(3)::text AS slept",
         binds: &[],
         tenant: None,
+        reader: Reader::Public,
         timeout: Duration::from_millis(100),
         guard: Guard::Rows,
     };
@@ -140,6 +144,7 @@ async fn a_lost_connection_is_unavailable_and_the_pool_recovers(pool: PgPool) {
         sql: marker,
         binds: &[],
         tenant: None,
+        reader: Reader::Public,
         timeout: Duration::from_secs(30),
         guard: Guard::Rows,
     };
@@ -214,6 +219,7 @@ async fn count_results_are_suppressed(pool: PgPool) {
         sql,
         binds: &[],
         tenant: Some(TenantId(tenant)),
+        reader: Reader::Bench,
         timeout: Duration::from_secs(10),
         guard: Guard::Counts(spec.clone()),
     };

@@ -4,3 +4,4 @@
 mod audit;
 mod exec;
 mod keys;
+mod roles;
