@@ -365,8 +365,17 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             .await?;
             let questions = Arc::new(questions);
             let answer_unit = engine_unit(&engine, &questions, &args.scopes, tenant);
+            // Bare statements (`--raw sqlx`) set no reader role, which the runtime login needs
+            // for every table: they run as the owner, as before the two logins.
+            let raw_pool = match args.raw {
+                RawPath::Sqlx => database
+                    .owner()
+                    .context("`--raw sqlx` runs bare statements as the owner")?
+                    .clone(),
+                RawPath::Guarded | RawPath::None => pool.clone(),
+            };
             let raw_unit = (args.raw != RawPath::None)
-                .then(|| raw_unit(pool.clone(), &questions, tenant, args.raw));
+                .then(|| raw_unit(raw_pool, &questions, tenant, args.raw));
             (
                 Some(database),
                 Setup {

@@ -22,7 +22,7 @@ pub(crate) enum RawPath {
     /// transaction, reader role, tenant and statement timeout set locally, suppression), with no
     /// planning, graph, checkpoint, narration or audit.
     Guarded,
-    /// The statement alone through sqlx on the pool's login: no transaction, no role switch, no
+    /// The statement alone through sqlx as the owner login: no transaction, no role switch, no
     /// tenant setting, no suppression.
     Sqlx,
     /// No baseline.
