@@ -600,7 +600,7 @@ mod tests {
     fn indexed_phrases_agree_with_plain_matching() {
         let corpus = [
             include_str!("../../../fixtures/eval/dev.jsonl"),
-            include_str!("../../../fixtures/eval/holdout.jsonl"),
+            include_str!("../../../fixtures/eval/dev-late.jsonl"),
         ];
         let mut questions: Vec<String> = corpus
             .iter()

@@ -52,12 +52,12 @@ fn every_intent_and_route_is_covered() {
     }
 }
 
-/// Questions written after the proposer was tuned and never tuned on: a check that it
-/// generalises. The floor is below the dev targets on purpose; the figures are reported.
+/// Questions written after the first tuning; the lexicon was then tuned on their misses, so
+/// this is a second development corpus, not a held-out one.
 #[test]
-fn held_out_questions_stay_close() {
-    let figures = evaluate("fixtures/eval/holdout.jsonl");
-    eprintln!("held out: {}", figures.summary());
+fn late_development_questions_stay_close() {
+    let figures = evaluate("fixtures/eval/dev-late.jsonl");
+    eprintln!("dev-late: {}", figures.summary());
     for failure in &figures.failures {
         eprintln!("{failure}");
     }
