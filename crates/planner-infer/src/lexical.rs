@@ -96,6 +96,8 @@ struct Segment {
     opens_with_frame: bool,
     opens_with_modifier: bool,
     closed_by_stop: bool,
+    /// It asks for something else entirely ("draft a cover letter"): nothing in it is heard.
+    foreign: bool,
     /// A framing phrase ("For the Army recompete under 541512, ...") or a modifier ("by
     /// availability"): context, not an ask, when the question has other asks.
     context: bool,
@@ -113,7 +115,7 @@ pub struct LexicalPick {
 impl LexicalProposer {
     /// Builds the index over `catalog`.
     pub fn new(catalog: &Catalog) -> LexicalProposer {
-        let lexicon = Lexicon::new();
+        let mut lexicon = Lexicon::new();
         let mut fields: Vec<Vec<(String, Field)>> = Vec::new();
         let mut description_lengths = Vec::new();
         for card in catalog.cards() {
@@ -226,6 +228,7 @@ impl LexicalProposer {
                 importance[column] = importance[column].max(*weight);
             }
         }
+        lexicon.learn(columns.iter().copied());
         LexicalProposer { lexicon, terms, intents, decisive, importance }
     }
 
@@ -361,6 +364,7 @@ impl LexicalProposer {
                 }
                 lexicon::FRAME => current.opens_with_frame = current.columns.is_empty(),
                 lexicon::MODIFIER => current.opens_with_modifier = current.columns.is_empty(),
+                lexicon::FOREIGN => current.foreign = true,
                 _ => {
                     if let Some(&column) = self.terms.get(term.as_ref())
                         && !current.columns.contains(&column)
@@ -375,7 +379,7 @@ impl LexicalProposer {
             segment.context = segment.opens_with_modifier
                 || (segment.opens_with_frame && segment.closed_by_stop && position + 1 < count);
         }
-        segments.retain(|segment| !segment.columns.is_empty());
+        segments.retain(|segment| !segment.columns.is_empty() && !segment.foreign);
         segments
     }
 
