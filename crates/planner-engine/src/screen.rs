@@ -598,8 +598,7 @@ impl Screen {
         // vendors", "staffing firms"): the subject is the firm.
         let people: Vec<bool> = (0..words.len())
             .map(|at| {
-                self.people.contains(words[at])
-                    && !words.iter().skip(at + 1).take(2).any(|next| firm(next))
+                self.people.contains(words[at]) && !words.iter().skip(at + 1).take(2).any(&firm)
             })
             .collect();
         let about_people = people.contains(&true);

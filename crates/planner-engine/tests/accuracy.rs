@@ -16,6 +16,10 @@ fn corpus(name: &str) -> Vec<EvalItem> {
     parse_corpus(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
+#[expect(
+    clippy::print_stderr,
+    reason = "the figures and failures, for whoever reads a failing run"
+)]
 fn score(name: &str) -> EvalReport {
     let planner = planner();
     let items = corpus(name);
