@@ -49,7 +49,8 @@ fn plan_json_has_the_contract_fields_and_canonical_values() {
     for field in ["ambiguous", "proposals", "dropped"] {
         assert!(report.get(field).is_some(), "{field} is present");
     }
-    // Only route clarify carries these.
+    // Only route clarify carries these; nothing is left unapplied.
+    assert!(report.get("unapplied").is_none());
     assert!(report.get("missing").is_none());
     assert!(report.get("question_to_user").is_none());
 }
@@ -66,7 +67,10 @@ fn plan_json_asks_refuses_and_gives_up_by_route() {
     assert_eq!(args["compartments"], serde_json::json!(["SI", "TK"]), "a sorted array");
     assert_eq!(args["clearance"], "ts_sci");
 
-    assert_eq!(plan("Which veteran-owned firms win Navy 541330 work?")["route"], "single");
+    let firms = plan("Which veteran-owned firms win Navy 541330 work?");
+    assert_eq!(firms["route"], "single");
+    let unapplied = firms["unapplied"].as_array().expect("the set-aside qualifier is named");
+    assert!(unapplied[0].as_str().unwrap().contains("no set-aside or ownership data"));
     assert_eq!(plan("How many women on our bench hold TS/SCI?")["route"], "refused");
     assert_eq!(plan("Draft a cover letter for our proposal")["route"], "unplannable");
 }

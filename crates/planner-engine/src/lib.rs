@@ -45,5 +45,7 @@ pub use crate::{
     planning::{ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route},
     report::{ParamReport, PlanReport, intent_set},
     run::{RunLimits, node_binds, waves},
-    screen::{InputError, MAX_QUESTION_CHARS, Refusal, Screen, check_input, screen},
+    screen::{
+        InputError, MAX_QUESTION_CHARS, Refusal, Screen, check_input, screen, unapplied_qualifiers,
+    },
 };

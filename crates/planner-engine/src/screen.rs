@@ -717,6 +717,41 @@ fn question_words(text: &str) -> Vec<&str> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|it| !it.is_empty()).collect()
 }
 
+/// Words that qualify firms or awards by a set-aside programme or an ownership category.
+const SET_ASIDE: &[&str] = &[
+    "owned",
+    "aside",
+    "asides",
+    "setaside",
+    "setasides",
+    "hubzone",
+    "sdvosb",
+    "sdvosbs",
+    "vosb",
+    "wosb",
+    "edwosb",
+    "sdb",
+    "disadvantaged",
+];
+
+/// The qualifiers a question asks for that no param of any registry can apply (params filter by
+/// agency, NAICS code, requirement, clearance, compartments, vendor and window only): each is
+/// named with what the answer does instead.
+pub fn unapplied_qualifiers(question: &str) -> Vec<String> {
+    let text = question.to_lowercase();
+    let words = question_words(&text);
+    let eight_a = words.windows(2).any(|pair| pair == ["8", "a"]);
+    if eight_a || words.iter().any(|word| SET_ASIDE.contains(word)) {
+        vec![
+            "the registry has no set-aside or ownership data: the results are not filtered by \
+             set-aside or ownership category"
+                .to_owned(),
+        ]
+    } else {
+        Vec::new()
+    }
+}
+
 /// The screen of the built-in vocabulary, for callers without a registry.
 static DEFAULT_SCREEN: LazyLock<Screen> = LazyLock::new(Screen::default);
 
@@ -883,6 +918,18 @@ mod tests {
         ] {
             assert_eq!(check(question), Some("protected_attribute"), "{question}");
         }
+    }
+
+    #[test]
+    fn set_aside_qualifiers_are_named_as_unapplied() {
+        for question in [
+            "Top 5 women-owned incumbents at the Army under 541512",
+            "Which 8(a) contracts at the VA under 541512 expire next year?",
+            "HUBZone awards at DLA in 541614",
+        ] {
+            assert_eq!(unapplied_qualifiers(question).len(), 1, "{question}");
+        }
+        assert!(unapplied_qualifiers("Top incumbents at the Army under 541512 in 2018").is_empty());
     }
 
     #[test]
