@@ -355,8 +355,8 @@ const PEOPLE: &[&str] = &[
     "team members",
     "members",
 ];
-/// Words that make a subject a firm, a contract or an award: general English and the federal
-/// capture vocabulary (set-aside programmes). A registry adds its own (see [`Screen::new`]).
+/// Words that make a subject a firm, a contract or an award: general English, and with
+/// [`SET_ASIDE`] the federal capture vocabulary. A registry adds its own (see [`Screen::new`]).
 const FIRMS: &[&str] = &[
     "vendor",
     "vendors",
@@ -382,7 +382,6 @@ const FIRMS: &[&str] = &[
     "awardees",
     "business",
     "businesses",
-    "owned",
     "enterprise",
     "enterprises",
     "supplier",
@@ -391,23 +390,12 @@ const FIRMS: &[&str] = &[
     "organisations",
     "organization",
     "organizations",
-    "aside",
-    "asides",
-    "setaside",
-    "setasides",
     "contract",
     "contracts",
     "award",
     "awards",
     "recompete",
     "recompetes",
-    "sdvosb",
-    "sdvosbs",
-    "vosb",
-    "wosb",
-    "edwosb",
-    "sdb",
-    "hubzone",
 ];
 
 /// Words of a registry's names and columns too general to say who a question is about.
@@ -545,7 +533,7 @@ impl Default for Screen {
     fn default() -> Screen {
         Screen {
             people: PEOPLE.iter().flat_map(|it| phrase_words(it)).map(str::to_owned).collect(),
-            firms: FIRMS.iter().map(|&it| it.to_owned()).collect(),
+            firms: FIRMS.iter().chain(SET_ASIDE).map(|&it| it.to_owned()).collect(),
         }
     }
 }
@@ -862,6 +850,7 @@ mod tests {
             .flat_map(|(_, phrases)| phrases.iter())
             .chain(PEOPLE)
             .chain(FIRMS)
+            .chain(SET_ASIDE)
             .chain(RANK_VERBS)
             .chain(RANK_ADJECTIVES);
         for phrase in lists {
