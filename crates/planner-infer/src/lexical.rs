@@ -11,6 +11,11 @@
 //! another intent bindable from the available params), and intents that use an available param
 //! no chosen intent uses yet; a required param that nothing can provide costs a factor. One
 //! chosen intent means a single question; several mean a compound one.
+//!
+//! A word the normaliser does not know is corrected to the closest vocabulary stem (the
+//! thesaurus and this index's terms) within a small edit distance, deterministically, so
+//! misspellings and British spellings plan. An ask opening with a drafting, booking or sending
+//! verb asks for something else entirely and is heard as nothing.
 
 mod lexicon;
 
