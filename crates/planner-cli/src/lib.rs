@@ -3,7 +3,7 @@
 //! - `planner plan [--json] [--registry FILE] [--scope bench] "QUESTION"`: the plan only, no
 //!   database (format: spec/cli-contract.md);
 //! - `planner eval [--json] [--registry FILE] [--min-intent-exact X] CORPUS.jsonl`: scores a
-//!   corpus, exits 1 below the threshold;
+//!   corpus, exits 1 below the threshold, 2 on an error;
 //! - `planner ask "QUESTION"`: answers on DATABASE_URL, or on the embedded default database (a
 //!   PostgreSQL cluster kept in the user's data directory, created, migrated and loaded with the
 //!   demo dataset on first use, stopped on exit);
@@ -69,7 +69,7 @@ enum Command {
         /// The question.
         question: String,
     },
-    /// Score a corpus of questions (JSONL); exits 1 below --min-intent-exact.
+    /// Score a corpus of questions (JSONL); exits 1 below --min-intent-exact, 2 on an error.
     Eval {
         /// Print the scores as JSON.
         #[arg(long)]
@@ -167,6 +167,44 @@ pub fn main() -> ExitCode {
     }
 }
 
+#[expect(clippy::print_stderr, reason = "errors go to stderr")]
+fn report_error(err: &anyhow::Error) {
+    eprintln!("error: {err:#}");
+}
+
+/// `planner eval`: exit 0, 1 below `--min-intent-exact`, errors to the caller (exit 2).
+#[expect(clippy::print_stdout, reason = "the command's output")]
+async fn eval(
+    json: bool,
+    registry: Option<&PathBuf>,
+    min_intent_exact: Option<f64>,
+    corpus: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let planner = Planner::new(load_registry(registry)?, None, 1);
+    let text = std::fs::read_to_string(corpus)
+        .with_context(|| format!("cannot read {}", corpus.display()))?;
+    let items =
+        parse_corpus(&text).map_err(|err| anyhow::anyhow!("{}: {err}", corpus.display()))?;
+    let report = evaluate(&planner, &items).await;
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{}", report.to_text());
+    }
+    match min_intent_exact {
+        Some(min) if report.intent_set_exact < min => {
+            if !json {
+                println!(
+                    "intent_set_exact {:.3} is below --min-intent-exact {min}",
+                    report.intent_set_exact
+                );
+            }
+            Ok(ExitCode::FAILURE)
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
 pub(crate) fn load_registry(path: Option<&PathBuf>) -> anyhow::Result<Registry> {
     let (text, origin) = match path {
         Some(path) => (
@@ -193,28 +231,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Eval { json, registry, min_intent_exact, corpus } => {
-            let planner = Planner::new(load_registry(registry.as_ref())?, None, 1);
-            let text = std::fs::read_to_string(&corpus)
-                .with_context(|| format!("cannot read {}", corpus.display()))?;
-            let items = parse_corpus(&text)
-                .map_err(|err| anyhow::anyhow!("{}: {err}", corpus.display()))?;
-            let report = evaluate(&planner, &items).await;
-            if json {
-                println!("{}", serde_json::to_string(&report)?);
-            } else {
-                print!("{}", report.to_text());
-            }
-            match min_intent_exact {
-                Some(min) if report.intent_set_exact < min => {
-                    if !json {
-                        println!(
-                            "intent_set_exact {:.3} is below --min-intent-exact {min}",
-                            report.intent_set_exact
-                        );
-                    }
-                    Ok(ExitCode::FAILURE)
+            match eval(json, registry.as_ref(), min_intent_exact, &corpus).await {
+                Ok(code) => Ok(code),
+                // An error is not a low score: exit 2, so a CI gate can tell them apart.
+                Err(err) => {
+                    report_error(&err);
+                    Ok(ExitCode::from(2))
                 }
-                _ => Ok(ExitCode::SUCCESS),
             }
         }
         Command::Ask { json, registry, scopes, tenant, database_url, question } => {

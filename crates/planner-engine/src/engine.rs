@@ -304,5 +304,9 @@ pub async fn plan_report(
     let planning = planner.plan(question, &[], scopes, true).await;
     let to_user = (planning.route == Route::Clarify)
         .then(|| planner.clarification(&planning.params, &planning.missing).0);
-    Ok(PlanReport::new(planner.registry(), &planning, to_user))
+    let mut report = PlanReport::new(planner.registry(), &planning, to_user);
+    if matches!(planning.route, Route::Single | Route::Plan) {
+        report.unapplied = crate::screen::unapplied_qualifiers(question);
+    }
+    Ok(report)
 }

@@ -92,6 +92,25 @@ pub struct EvalReport {
     pub false_refusals: usize,
     /// Every item with a wrong route, node set, arg or missing list.
     pub failures: Vec<Failure>,
+    /// Expected route → route got → items (every pair that occurred).
+    pub route_confusion: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Per intent, over items expecting plan or single.
+    pub per_intent: BTreeMap<String, IntentScore>,
+}
+
+/// How one intent fared over the items expecting plan or single.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct IntentScore {
+    /// Items expecting it.
+    pub expected: usize,
+    /// Items whose node set has it.
+    pub got: usize,
+    /// Items both expecting and getting it.
+    pub correct: usize,
+    /// `correct / got` (1.0 when never got).
+    pub precision: f64,
+    /// `correct / expected` (1.0 when never expected).
+    pub recall: f64,
 }
 
 /// Parses a JSONL corpus; blank lines and lines starting with `#` or `//` are skipped. Errors name
@@ -122,6 +141,8 @@ pub async fn evaluate(planner: &Planner, items: &[EvalItem]) -> EvalReport {
     let (mut args_total, mut args_hits) = (0, 0);
     let (mut refusals_expected, mut refusals_hit, mut false_refusals) = (0, 0, 0);
     let mut failures = Vec::new();
+    let mut route_confusion: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+    let mut per_intent: BTreeMap<String, IntentScore> = BTreeMap::new();
     for item in items {
         let planning = planner.plan(&item.question, &[], &item.scopes, true).await;
         let view = plan_view(registry, &planning.validation.plan);
@@ -136,6 +157,11 @@ pub async fn evaluate(planner: &Planner, items: &[EvalItem]) -> EvalReport {
             missing: planning.missing.iter().map(|&p| registry.param(p).name.clone()).collect(),
         };
         let expect = &item.expect;
+        *route_confusion
+            .entry(expect.route.as_str().to_owned())
+            .or_default()
+            .entry(got.route.as_str().to_owned())
+            .or_default() += 1;
         let mut ok = got.route == expect.route;
         if ok {
             route_hits += 1;
@@ -150,6 +176,12 @@ pub async fn evaluate(planner: &Planner, items: &[EvalItem]) -> EvalReport {
             set_total += 1;
             let want: BTreeSet<&String> = expect.intents.iter().collect();
             let have: BTreeSet<&String> = got.intents.iter().collect();
+            for intent in want.union(&have) {
+                let score = per_intent.entry((*intent).clone()).or_default();
+                score.expected += usize::from(want.contains(intent));
+                score.got += usize::from(have.contains(intent));
+                score.correct += usize::from(want.contains(intent) && have.contains(intent));
+            }
             true_pos += want.intersection(&have).count();
             got_total += have.len();
             expected_total += want.len();
@@ -182,7 +214,13 @@ pub async fn evaluate(planner: &Planner, items: &[EvalItem]) -> EvalReport {
             failures.push(Failure { id: item.id.clone(), expected: expect.clone(), got });
         }
     }
+    for score in per_intent.values_mut() {
+        score.precision = ratio(score.correct, score.got);
+        score.recall = ratio(score.correct, score.expected);
+    }
     EvalReport {
+        route_confusion,
+        per_intent,
         total: items.len(),
         route_accuracy: ratio(route_hits, items.len()),
         intent_set_exact: ratio(set_hits, set_total),
@@ -211,6 +249,28 @@ impl EvalReport {
             self.refusal_recall,
             self.false_refusals
         );
+        out.push_str("routes (expected \\ got)");
+        let routes =
+            [Route::Single, Route::Plan, Route::Clarify, Route::Refused, Route::Unplannable];
+        for route in routes {
+            out.push_str(&format!(" {:>11}", route.as_str()));
+        }
+        out.push('\n');
+        for expected in routes {
+            let Some(row) = self.route_confusion.get(expected.as_str()) else { continue };
+            out.push_str(&format!("  {:<22}", expected.as_str()));
+            for got in routes {
+                out.push_str(&format!(" {:>11}", row.get(got.as_str()).copied().unwrap_or(0)));
+            }
+            out.push('\n');
+        }
+        out.push_str("intent                      precision  recall  expected\n");
+        for (intent, score) in &self.per_intent {
+            out.push_str(&format!(
+                "  {intent:<26} {:>8.3} {:>7.3} {:>9}\n",
+                score.precision, score.recall, score.expected
+            ));
+        }
         if !self.failures.is_empty() {
             out.push_str(&format!("failures           {}\n", self.failures.len()));
             for failure in &self.failures {

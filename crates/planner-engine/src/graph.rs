@@ -35,7 +35,6 @@ use crate::audit::AuditBook;
 use crate::evidence::{StoredTable, evidence_of};
 use crate::planning::{Params, Planner, Planning, Proposed, Route};
 use crate::run::{NodeOutcome, RunLimits, run_plan};
-use crate::screen::screen;
 
 node_ids! {
     /// The planner graph's nodes.
@@ -354,9 +353,10 @@ pub(crate) fn render_deterministic(state: &State) -> String {
 pub(crate) fn build() -> Graph<Step, State, C> {
     let mut b = GraphBuilder::<Step, State, C>::new();
     b.start(Step::Screen);
-    b.add_fn(Step::Screen, |_: &C, state: &State, _| {
+    b.add_fn(Step::Screen, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let refusal = screen(&state.question, &planner_extract::extract(&state.question));
+        let refusal =
+            ctx.planner.screen().check(&state.question, &planner_extract::extract(&state.question));
         Ok(match refusal {
             Some(refusal) => Command::goto(
                 timed("screen", started, move |s| {

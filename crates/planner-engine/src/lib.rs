@@ -41,9 +41,11 @@ pub use crate::{
     },
     engine::{Ask, Engine, EngineConfig, migrate, plan_report},
     error::{Error, Result},
-    eval::{EvalItem, EvalReport, Expect, Failure, Got, evaluate, parse_corpus},
+    eval::{EvalItem, EvalReport, Expect, Failure, Got, IntentScore, evaluate, parse_corpus},
     planning::{ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route},
     report::{ParamReport, PlanReport, intent_set},
     run::{RunLimits, node_binds, waves},
-    screen::{InputError, MAX_QUESTION_CHARS, Refusal, check_input, screen},
+    screen::{
+        InputError, MAX_QUESTION_CHARS, Refusal, Screen, check_input, screen, unapplied_qualifiers,
+    },
 };

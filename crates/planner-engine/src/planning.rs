@@ -13,7 +13,7 @@ use planner_infer::{Catalog, LexicalPick, LexicalProposer, ParamSpan, ProposeReq
 use planner_registry::{ParamId, ParamKind, Registry, Value};
 use serde::{Deserialize, Serialize};
 
-use crate::screen::{Refusal, screen};
+use crate::screen::{Refusal, Screen};
 
 /// The route of a question, as the spec names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -198,6 +198,8 @@ impl ProposerFailure {
 #[derive(Debug, Clone)]
 pub struct Planner {
     registry: Registry,
+    /// The screen grounded on the registry's vocabulary.
+    screen: Arc<Screen>,
     lexical: Arc<LexicalProposer>,
     /// The configured model proposer; `None` when the lexical proposer is the proposer.
     model: Option<Arc<dyn Proposer>>,
@@ -230,7 +232,15 @@ impl Planner {
     pub fn new(registry: Registry, proposer: Option<Arc<dyn Proposer>>, samples: usize) -> Planner {
         let lexical = Arc::new(LexicalProposer::new(&Catalog::from_registry(&registry)));
         let samples = if proposer.is_some() { samples.max(1) } else { 1 };
-        Planner { registry, lexical, model: proposer, samples, timeout: Duration::from_secs(10) }
+        let screen = Arc::new(Screen::new(&registry));
+        Planner {
+            registry,
+            screen,
+            lexical,
+            model: proposer,
+            samples,
+            timeout: Duration::from_secs(10),
+        }
     }
 
     /// Bounds the time the configured proposer may take; past it the lexical proposer answers.
@@ -243,6 +253,11 @@ impl Planner {
     /// The registry.
     pub fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// The screen over the registry.
+    pub fn screen(&self) -> &Screen {
+        &self.screen
     }
 
     /// K.
@@ -261,7 +276,7 @@ impl Planner {
         rounds_left: bool,
     ) -> Planning {
         let (params, extraction) = Params::extract_with(question, answers);
-        if let Some(refusal) = screen(question, &extraction) {
+        if let Some(refusal) = self.screen.check(question, &extraction) {
             return Planning {
                 route: Route::Refused,
                 refusal: Some(refusal),

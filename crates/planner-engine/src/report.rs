@@ -30,6 +30,10 @@ pub struct PlanReport {
     /// Route `clarify` only: the question for the user.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub question_to_user: Option<String>,
+    /// Routes `single` and `plan`: qualifiers the question asks for that the registry cannot
+    /// apply, each named with what the plan does instead (absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unapplied: Vec<String>,
 }
 
 /// One param found in the question.
@@ -96,6 +100,7 @@ impl PlanReport {
                 planning.missing.iter().map(|&param| registry.param(param).name.clone()).collect()
             }),
             question_to_user: if clarify { question_to_user } else { None },
+            unapplied: Vec::new(),
         }
     }
 }

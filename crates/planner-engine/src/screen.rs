@@ -5,11 +5,11 @@
 //! the extractors (for example "Department of Veterans Affairs") are masked first, so that an
 //! agency is never mistaken for a protected attribute.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
 use planner_extract::Extraction;
-use planner_registry::ParamKind;
+use planner_registry::{IntentBody, ParamKind, Registry};
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 2_000;
@@ -102,6 +102,10 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "latinos",
             "asian",
             "asians",
+            "minority",
+            "minorities",
+            "native american",
+            "native americans",
         ],
     ),
     (
@@ -227,6 +231,10 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "campaign badge",
             "service medal",
             "recently separated",
+            "reservist",
+            "reservists",
+            "national guard",
+            "guardsmen",
         ],
     ),
     ("marital or family status", &["married", "marital", "single parents", "family status"]),
@@ -313,6 +321,8 @@ const RANK_ADJECTIVES: &[&str] = &[
     "least qualified",
     "ideal",
 ];
+/// Nouns for people: the subjects whose protected attributes are refused. A registry adds its
+/// own (see [`Screen::new`]).
 const PEOPLE: &[&str] = &[
     "candidate",
     "candidates",
@@ -339,46 +349,132 @@ const PEOPLE: &[&str] = &[
     "analysts",
     "personnel",
     "folks",
-    "cleared staff",
     "consultants",
+    "consultant",
+    "workforce",
+    "team members",
+    "members",
 ];
-const COMPANIES: &[&str] = &[
+/// Words that make a subject a firm, a contract or an award: general English, and with
+/// [`SET_ASIDE`] the federal capture vocabulary. A registry adds its own (see [`Screen::new`]).
+const FIRMS: &[&str] = &[
     "vendor",
     "vendors",
     "incumbent",
     "incumbents",
-    "companies",
     "company",
-    "firms",
+    "companies",
     "firm",
+    "firms",
+    "competitor",
     "competitors",
+    "partner",
     "partners",
+    "contractor",
     "contractors",
+    "prime",
     "primes",
+    "sub",
+    "subs",
+    "subcontractor",
+    "subcontractors",
+    "awardee",
     "awardees",
+    "business",
+    "businesses",
+    "enterprise",
+    "enterprises",
+    "supplier",
+    "suppliers",
+    "organisation",
+    "organisations",
+    "organization",
+    "organizations",
+    "contract",
+    "contracts",
+    "award",
+    "awards",
+    "recompete",
+    "recompetes",
 ];
 
+/// Words of a registry's names and columns too general to say who a question is about.
+const GENERIC_COLUMN_WORDS: &[&str] = &[
+    "name",
+    "top",
+    "end",
+    "date",
+    "value",
+    "count",
+    "fiscal",
+    "quarter",
+    "share",
+    "ratio",
+    "depth",
+    "level",
+    "agency",
+    "naics",
+    "total",
+    "id",
+    "title",
+    "due",
+    "seats",
+    "clearance",
+    "compartments",
+    "requirement",
+    "summary",
+    "picture",
+    "capture",
+    "fit",
+    "availability",
+    "available",
+    "now",
+    "later",
+    "within",
+    "days",
+    "category",
+    "labor",
+    "spend",
+    "upcoming",
+    "market",
+    "profile",
+    "size",
+    "status",
+    "parent",
+    "hops",
+    "direction",
+    "start",
+    "potential",
+];
+
+/// How far after a protected word a firm word makes it a firm's attribute ("veteran-owned
+/// small businesses", "disabled veteran businesses").
+const ATTACHED_WITHIN: usize = 4;
+
 /// Which phrase list a phrase belongs to.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Group {
     /// `PROTECTED[n]`.
     Protected(usize),
     /// `PROTECTED_WITH_PEOPLE[n]`.
     WithPeople(usize),
-    People,
-    Companies,
     RankVerb,
 }
 
 /// First word → the phrases starting with it (as words) and their lists.
 type PhraseIndex = HashMap<&'static str, Vec<(Vec<&'static str>, Group)>>;
 
+/// A phrase's words: hyphens separate words, as in questions.
+fn phrase_words(phrase: &'static str) -> Vec<&'static str> {
+    phrase.split([' ', '-']).filter(|it| !it.is_empty()).collect()
+}
+
 /// Every phrase of the lists, split into words and filed under its first word, so that one
 /// pass over the question's words finds every phrase it contains.
 static PHRASES: LazyLock<PhraseIndex> = LazyLock::new(|| {
     let mut index = PhraseIndex::new();
     let mut add = |phrase: &'static str, group: Group| {
-        let parts: Vec<&'static str> = phrase.split(' ').collect();
+        let parts = phrase_words(phrase);
         if let Some(&first) = parts.first() {
             index.entry(first).or_default().push((parts, group));
         }
@@ -389,46 +485,26 @@ static PHRASES: LazyLock<PhraseIndex> = LazyLock::new(|| {
     for (n, (_, phrases)) in PROTECTED_WITH_PEOPLE.iter().enumerate() {
         phrases.iter().for_each(|phrase| add(phrase, Group::WithPeople(n)));
     }
-    PEOPLE.iter().for_each(|phrase| add(phrase, Group::People));
-    COMPANIES.iter().for_each(|phrase| add(phrase, Group::Companies));
     RANK_VERBS.iter().for_each(|phrase| add(phrase, Group::RankVerb));
     index
 });
 
-/// The phrase lists a question's words contain.
-#[derive(Debug, Default)]
-struct Found {
-    /// Bit `n`: some phrase of `PROTECTED[n]` occurs.
-    protected: u64,
-    /// Bit `n`: some phrase of `PROTECTED_WITH_PEOPLE[n]` occurs.
-    with_people: u64,
-    people: bool,
-    companies: bool,
-    ranks: bool,
-}
+/// One phrase found in a question: its first word, its length in words, its list.
+type Hit = (usize, usize, Group);
 
-impl Found {
-    /// Matches every phrase against the words: a phrase occurs when its words appear
-    /// consecutively.
-    fn of(words: &[&str]) -> Found {
-        let mut found = Found::default();
-        for (at, word) in words.iter().enumerate() {
-            let Some(candidates) = PHRASES.get(word) else { continue };
-            for (parts, group) in candidates {
-                if words.get(at..at + parts.len()).is_none_or(|window| window != parts.as_slice()) {
-                    continue;
-                }
-                match *group {
-                    Group::Protected(n) => found.protected |= 1 << n,
-                    Group::WithPeople(n) => found.with_people |= 1 << n,
-                    Group::People => found.people = true,
-                    Group::Companies => found.companies = true,
-                    Group::RankVerb => found.ranks = true,
-                }
+/// Every phrase of the lists the words contain: a phrase occurs when its words appear
+/// consecutively.
+fn hits(words: &[&str]) -> Vec<Hit> {
+    let mut found = Vec::new();
+    for (at, word) in words.iter().enumerate() {
+        let Some(candidates) = PHRASES.get(word) else { continue };
+        for (parts, group) in candidates {
+            if words.get(at..at + parts.len()).is_some_and(|window| window == parts.as_slice()) {
+                found.push((at, parts.len(), *group));
             }
         }
-        found
     }
+    found
 }
 
 /// The first category of `table` whose bit is set in `mask`.
@@ -439,9 +515,176 @@ fn first_category(mask: u64, table: &[(&'static str, &[&str])]) -> Option<&'stat
 // One bit per category.
 const _: () = assert!(PROTECTED.len() <= 64 && PROTECTED_WITH_PEOPLE.len() <= 64);
 
-/// Screens a question whose input shape is valid. `extraction` is the extractors' output for the
-/// same text; agency spans are masked before matching.
-pub fn screen(question: &str, extraction: &Extraction) -> Option<Refusal> {
+/// The screen over one registry: who a question is about decides whether a protected-sounding
+/// word is a person's attribute (refused) or a firm's, a contract's or an award's (allowed).
+///
+/// People are the built-in people nouns plus, from the registry, the names of the planes that
+/// count (`bench`) and their intents' count columns (`candidates`). Firms, contracts and awards
+/// are the built-in firm nouns plus the words of the names and output columns of intents on the
+/// other planes (`vendor`, `incumbent`, `awards`, `uei`...), general words left out.
+#[derive(Debug, Clone)]
+pub struct Screen {
+    people: BTreeSet<String>,
+    firms: BTreeSet<String>,
+}
+
+impl Default for Screen {
+    /// The built-in vocabulary only.
+    fn default() -> Screen {
+        Screen {
+            people: PEOPLE.iter().flat_map(|it| phrase_words(it)).map(str::to_owned).collect(),
+            firms: FIRMS.iter().chain(SET_ASIDE).map(|&it| it.to_owned()).collect(),
+        }
+    }
+}
+
+impl Screen {
+    /// The screen grounded on `registry`'s planes, intent names and columns.
+    pub fn new(registry: &Registry) -> Screen {
+        let mut screen = Screen::default();
+        let mut firm_words = BTreeSet::new();
+        for intent in registry.intents() {
+            let IntentBody::Query(query) = &intent.body else { continue };
+            let plane = registry.plane(query.plane);
+            if plane.counts {
+                let counted = query.suppression.iter().flat_map(|it| &it.count_columns);
+                for &column in counted {
+                    if let Some(column) = query.columns.get(column) {
+                        screen.people.extend(word_forms(&column.name));
+                    }
+                }
+                screen.people.extend(word_forms(&plane.name));
+            } else {
+                firm_words.extend(word_forms(&intent.name));
+                for column in &query.columns {
+                    firm_words.extend(word_forms(&column.name));
+                }
+            }
+        }
+        firm_words.retain(|word| {
+            word.len() > 2
+                && !GENERIC_COLUMN_WORDS.contains(&word.as_str())
+                && !GENERIC_COLUMN_WORDS.contains(&word.trim_end_matches('s'))
+                && !screen.people.contains(word)
+        });
+        screen.firms.extend(firm_words);
+        screen
+    }
+
+    /// Screens a question whose input shape is valid. `extraction` is the extractors' output
+    /// for the same text; agency spans are masked before matching.
+    pub fn check(&self, question: &str, extraction: &Extraction) -> Option<Refusal> {
+        let text = masked(question, extraction);
+        let words = question_words(&text);
+        self.verdict(&words, &hits(&words))
+    }
+
+    /// The verdict on a question's words, given the phrases they contain.
+    fn verdict(&self, words: &[&str], hits: &[Hit]) -> Option<Refusal> {
+        let firm = |word: &&str| self.firms.contains(*word);
+        // A people noun followed closely by a firm word modifies it ("staff augmentation
+        // vendors", "staffing firms"): the subject is the firm.
+        let people: Vec<bool> = (0..words.len())
+            .map(|at| {
+                self.people.contains(words[at]) && !words.iter().skip(at + 1).take(2).any(&firm)
+            })
+            .collect();
+        let about_people = people.contains(&true);
+        let about_firms = words.iter().any(firm);
+        // A protected word followed closely by a firm word, no person between, describes the
+        // firm ("women-owned", "veteran set-asides", "disabled veteran businesses"), as does one
+        // after "owned by".
+        let attached = |at: usize, len: usize| {
+            let after = at + len;
+            let followed = words
+                .iter()
+                .enumerate()
+                .skip(after)
+                .take(ATTACHED_WITHIN)
+                .take_while(|(position, _)| !people[*position])
+                .any(|(_, word)| firm(word));
+            followed || (at >= 2 && words[at - 2] == "owned" && words[at - 1] == "by")
+        };
+        let (mut protected, mut with_people) = (0u64, 0u64);
+        let mut ranks_people = false;
+        for &(at, len, group) in hits {
+            match group {
+                Group::Protected(n) => {
+                    // The age of a contract, an award or a vendor is not a person's age.
+                    let of_firms = n == AGE && about_firms && !about_people;
+                    if !attached(at, len) && !of_firms {
+                        protected |= 1 << n;
+                    }
+                }
+                Group::WithPeople(n) => {
+                    if about_people && !attached(at, len) {
+                        with_people |= 1 << n;
+                    }
+                }
+                // Ranking is refused when what is ranked, the first subject noun after the
+                // verb, is people ("rank our TS/SCI candidates for the recompete"), or, with no
+                // such noun, when the question is about people and not about firms.
+                Group::RankVerb => {
+                    let object = words
+                        .iter()
+                        .enumerate()
+                        .skip(at + len)
+                        .take(RANKED_WITHIN)
+                        .find(|(position, word)| people[*position] || firm(word));
+                    ranks_people |= match object {
+                        Some((position, _)) => people[position],
+                        None => about_people && !about_firms,
+                    };
+                }
+            }
+        }
+        if let Some(category) = first_category(protected, PROTECTED) {
+            return Some(Refusal::ProtectedAttribute(category));
+        }
+        if let Some(category) = first_category(with_people, PROTECTED_WITH_PEOPLE) {
+            return Some(Refusal::ProtectedAttribute(category));
+        }
+        // "Rank the vendors" ranks companies, which is allowed.
+        if ranks_people {
+            return Some(Refusal::RanksPeople);
+        }
+        // A ranking adjective qualifying a people noun within a few words ("the best TS/SCI
+        // candidate"), but not "top secret".
+        let qualifies_people = words.iter().enumerate().any(|(i, word)| {
+            RANK_ADJECTIVES.contains(word)
+                && words.get(i + 1) != Some(&"secret")
+                && people.iter().skip(i + 1).take(4).any(|&it| it)
+        }) || words.windows(3).enumerate().any(|(i, w)| {
+            RANK_ADJECTIVES.iter().any(|adjective| adjective.split_once(' ') == Some((w[0], w[1])))
+                && people[i + 2]
+        });
+        qualifies_people.then_some(Refusal::RanksPeople)
+    }
+}
+
+/// How far after a ranking verb the ranked noun is looked for.
+const RANKED_WITHIN: usize = 6;
+
+/// The index of the age category in [`PROTECTED`].
+const AGE: usize = 6;
+const _: () = assert!(matches!(PROTECTED[AGE].0.as_bytes(), b"age"));
+
+/// A name's words (`incumbent_uei` → `incumbent`, `uei`) and their plurals or singulars.
+fn word_forms(name: &str) -> Vec<String> {
+    let mut forms = Vec::new();
+    for word in name.split(|c: char| !c.is_alphanumeric()).filter(|it| !it.is_empty()) {
+        let word = word.to_lowercase();
+        match word.strip_suffix('s') {
+            Some(singular) => forms.push(singular.to_owned()),
+            None => forms.push(format!("{word}s")),
+        }
+        forms.push(word);
+    }
+    forms
+}
+
+/// The lower-cased question with the agency mentions blanked out.
+fn masked(question: &str, extraction: &Extraction) -> String {
     let mut text = question.to_lowercase();
     if text.len() == question.len() {
         for mention in extraction.params.iter().filter(|it| it.kind == ParamKind::Agency) {
@@ -454,39 +697,56 @@ pub fn screen(question: &str, extraction: &Extraction) -> Option<Refusal> {
             }
         }
     }
-    let words: Vec<&str> = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
-        .filter(|it| !it.is_empty())
-        .collect();
-    let found = Found::of(&words);
-    if let Some(category) = first_category(found.protected, PROTECTED) {
-        return Some(Refusal::ProtectedAttribute(category));
+    text
+}
+
+/// The words of a lower-cased question: runs of letters and digits.
+fn question_words(text: &str) -> Vec<&str> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|it| !it.is_empty()).collect()
+}
+
+/// Words that qualify firms or awards by a set-aside programme or an ownership category.
+const SET_ASIDE: &[&str] = &[
+    "owned",
+    "aside",
+    "asides",
+    "setaside",
+    "setasides",
+    "hubzone",
+    "sdvosb",
+    "sdvosbs",
+    "vosb",
+    "wosb",
+    "edwosb",
+    "sdb",
+    "disadvantaged",
+];
+
+/// The qualifiers a question asks for that no param of any registry can apply (params filter by
+/// agency, NAICS code, requirement, clearance, compartments, vendor and window only): each is
+/// named with what the answer does instead.
+pub fn unapplied_qualifiers(question: &str) -> Vec<String> {
+    let text = question.to_lowercase();
+    let words = question_words(&text);
+    let eight_a = words.windows(2).any(|pair| pair == ["8", "a"]);
+    if eight_a || words.iter().any(|word| SET_ASIDE.contains(word)) {
+        vec![
+            "the registry has no set-aside or ownership data: the results are not filtered by \
+             set-aside or ownership category"
+                .to_owned(),
+        ]
+    } else {
+        Vec::new()
     }
-    let about_people = found.people;
-    if about_people && let Some(category) = first_category(found.with_people, PROTECTED_WITH_PEOPLE)
-    {
-        return Some(Refusal::ProtectedAttribute(category));
-    }
-    // "Rank the vendors" ranks companies, which is allowed; ranking is refused when the
-    // question is about people and not about companies, or when a ranking word qualifies a
-    // people noun directly ("the best candidates").
-    if found.ranks && about_people && !found.companies {
-        return Some(Refusal::RanksPeople);
-    }
-    // A ranking adjective qualifying a people noun within a few words ("the best TS/SCI
-    // candidate"), but not "top secret".
-    let qualifies_people = words.iter().enumerate().any(|(i, word)| {
-        RANK_ADJECTIVES.contains(word)
-            && words.get(i + 1) != Some(&"secret")
-            && words.iter().skip(i + 1).take(4).any(|next| PEOPLE.contains(next))
-    }) || words.windows(3).any(|w| {
-        RANK_ADJECTIVES.iter().any(|adjective| adjective.split_once(' ') == Some((w[0], w[1])))
-            && PEOPLE.contains(&w[2])
-    });
-    if qualifies_people {
-        return Some(Refusal::RanksPeople);
-    }
-    None
+}
+
+/// The screen of the built-in vocabulary, for callers without a registry.
+static DEFAULT_SCREEN: LazyLock<Screen> = LazyLock::new(Screen::default);
+
+/// Screens a question with the built-in vocabulary (see [`Screen::check`]; the planner uses
+/// the screen of its registry).
+pub fn screen(question: &str, extraction: &Extraction) -> Option<Refusal> {
+    DEFAULT_SCREEN.check(question, extraction)
 }
 
 #[cfg(test)]
@@ -544,63 +804,37 @@ mod tests {
         }
     }
 
-    /// The phrase matching of [`screen`] written the plain way: every phrase against every
-    /// window of words. The indexed matcher must agree with it on every question.
-    fn screen_plainly(question: &str, extraction: &Extraction) -> Option<Refusal> {
-        let mut text = question.to_lowercase();
-        if text.len() == question.len() {
-            for mention in extraction.params.iter().filter(|it| it.kind == ParamKind::Agency) {
-                if text.is_char_boundary(mention.span.start)
-                    && text.is_char_boundary(mention.span.end)
-                {
-                    text.replace_range(
-                        mention.span.start..mention.span.end,
-                        &" ".repeat(mention.span.end - mention.span.start),
-                    );
+    /// The phrase matching of [`hits`] written the plain way: every phrase against every
+    /// window of words.
+    fn hits_plainly(words: &[&str]) -> Vec<Hit> {
+        let mut found = Vec::new();
+        let lists = PROTECTED
+            .iter()
+            .enumerate()
+            .flat_map(|(n, (_, phrases))| phrases.iter().map(move |it| (*it, Group::Protected(n))))
+            .chain(PROTECTED_WITH_PEOPLE.iter().enumerate().flat_map(|(n, (_, phrases))| {
+                phrases.iter().map(move |it| (*it, Group::WithPeople(n)))
+            }))
+            .chain(RANK_VERBS.iter().map(|it| (*it, Group::RankVerb)));
+        for (phrase, group) in lists {
+            let parts = phrase_words(phrase);
+            for (at, window) in words.windows(parts.len()).enumerate() {
+                if window == parts.as_slice() {
+                    found.push((at, parts.len(), group));
                 }
             }
         }
-        let words: Vec<&str> = text
-            .split(|c: char| !(c.is_alphanumeric() || c == '-'))
-            .filter(|it| !it.is_empty())
-            .collect();
-        let has_phrase = |phrase: &str| {
-            let parts: Vec<&str> = phrase.split(' ').collect();
-            words.windows(parts.len()).any(|window| window == parts.as_slice())
-        };
-        for (category, phrases) in PROTECTED {
-            if phrases.iter().any(|phrase| has_phrase(phrase)) {
-                return Some(Refusal::ProtectedAttribute(category));
-            }
-        }
-        let about_people = PEOPLE.iter().any(|noun| has_phrase(noun));
-        if about_people {
-            for (category, phrases) in PROTECTED_WITH_PEOPLE {
-                if phrases.iter().any(|phrase| has_phrase(phrase)) {
-                    return Some(Refusal::ProtectedAttribute(category));
-                }
-            }
-        }
-        let about_companies = COMPANIES.iter().any(|noun| has_phrase(noun));
-        let ranks = RANK_VERBS.iter().any(|verb| has_phrase(verb));
-        if ranks && about_people && !about_companies {
-            return Some(Refusal::RanksPeople);
-        }
-        let qualifies_people = words.iter().enumerate().any(|(i, word)| {
-            RANK_ADJECTIVES.contains(word)
-                && words.get(i + 1) != Some(&"secret")
-                && words.iter().skip(i + 1).take(4).any(|next| PEOPLE.contains(next))
-        }) || words.windows(3).any(|w| {
-            RANK_ADJECTIVES.contains(&[w[0], w[1]].join(" ").as_str()) && PEOPLE.contains(&w[2])
-        });
-        qualifies_people.then_some(Refusal::RanksPeople)
+        found.sort_unstable();
+        found.dedup();
+        found
     }
 
     #[test]
     fn indexed_phrases_agree_with_plain_matching() {
         let corpus = [
             include_str!("../../../fixtures/eval/dev.jsonl"),
-            include_str!("../../../fixtures/eval/holdout.jsonl"),
+            include_str!("../../../fixtures/eval/dev-late.jsonl"),
+            include_str!("../../../fixtures/eval/first-sight.jsonl"),
         ];
         let mut questions: Vec<String> = corpus
             .iter()
@@ -608,15 +842,15 @@ mod tests {
             .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
             .filter_map(|json| json["question"].as_str().map(str::to_owned))
             .collect();
-        assert!(questions.len() > 100);
-        // Every phrase of every list, alone and inside a question, with the neighbours that
-        // change the verdict.
+        assert!(questions.len() > 300);
+        // Every phrase of every list, alone and inside a question.
         let lists = PROTECTED
             .iter()
             .chain(PROTECTED_WITH_PEOPLE)
             .flat_map(|(_, phrases)| phrases.iter())
             .chain(PEOPLE)
-            .chain(COMPANIES)
+            .chain(FIRMS)
+            .chain(SET_ASIDE)
             .chain(RANK_VERBS)
             .chain(RANK_ADJECTIVES);
         for phrase in lists {
@@ -625,16 +859,66 @@ mod tests {
             questions.push(format!("{phrase} the vendors in 541512 for the Army"));
             questions.push(format!("Which {phrase} staff are cleared"));
         }
-        questions.push("the most qualified TS/SCI candidates".to_owned());
-        questions.push("Rank our bench; vendors too".to_owned());
         for question in &questions {
-            let extraction = planner_extract::extract(question);
-            assert_eq!(
-                screen(question, &extraction),
-                screen_plainly(question, &extraction),
-                "{question}"
-            );
+            let text = masked(question, &planner_extract::extract(question));
+            let words = question_words(&text);
+            let mut indexed = hits(&words);
+            indexed.sort_unstable();
+            indexed.dedup();
+            assert_eq!(indexed, hits_plainly(&words), "{question}");
         }
+    }
+
+    #[test]
+    fn the_registry_grounds_people_and_firms() {
+        let text = include_str!("../../../fixtures/registry/capture.toml");
+        let registry = Registry::from_toml(text, "capture.toml").unwrap();
+        let screen = Screen::new(&registry);
+        for word in ["candidates", "candidate", "bench"] {
+            assert!(screen.people.contains(word), "{word}");
+        }
+        for word in ["vendor", "incumbent", "uei", "piid", "awards", "obligated"] {
+            assert!(screen.firms.contains(word), "{word}: {:?}", screen.firms);
+        }
+        assert!(screen.firms.is_disjoint(&screen.people));
+    }
+
+    #[test]
+    fn firms_and_contracts_are_never_people() {
+        for question in [
+            "Which veteran owned firms win Navy 541330 work?",
+            "What is the average age of the Army's 541512 contracts?",
+            "How old is the incumbent contract at the Army under 541512?",
+            "Top 5 staff augmentation vendors at DISA in 541519?",
+            "How much did the Army spend with disabled veteran businesses in 541512 last year?",
+            "Which service-disabled veteran-owned small businesses hold VA 541512 work?",
+            "Market share of women-owned firms in 541330",
+            "Which contracts are owned by women at the Army under 541512?",
+            "Minority-owned incumbents at HHS under 541611",
+        ] {
+            assert_eq!(check(question), None, "{question}");
+        }
+        for question in [
+            "How many women on our bench hold TS/SCI?",
+            "How old are our Top Secret candidates?",
+            "Which of our staff are disabled veterans?",
+            "How many of our people are minorities?",
+            "How many of our analysts are reservists in the National Guard?",
+        ] {
+            assert_eq!(check(question), Some("protected_attribute"), "{question}");
+        }
+    }
+
+    #[test]
+    fn set_aside_qualifiers_are_named_as_unapplied() {
+        for question in [
+            "Top 5 women-owned incumbents at the Army under 541512",
+            "Which 8(a) contracts at the VA under 541512 expire next year?",
+            "HUBZone awards at DLA in 541614",
+        ] {
+            assert_eq!(unapplied_qualifiers(question).len(), 1, "{question}");
+        }
+        assert!(unapplied_qualifiers("Top incumbents at the Army under 541512 in 2018").is_empty());
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //! another intent bindable from the available params), and intents that use an available param
 //! no chosen intent uses yet; a required param that nothing can provide costs a factor. One
 //! chosen intent means a single question; several mean a compound one.
+//!
+//! A word the normaliser does not know is corrected to the closest vocabulary stem (the
+//! thesaurus and this index's terms) within a small edit distance, deterministically, so
+//! misspellings and British spellings plan. An ask opening with a drafting, booking or sending
+//! verb asks for something else entirely and is heard as nothing.
 
 mod lexicon;
 
@@ -96,6 +101,8 @@ struct Segment {
     opens_with_frame: bool,
     opens_with_modifier: bool,
     closed_by_stop: bool,
+    /// It asks for something else entirely ("draft a cover letter"): nothing in it is heard.
+    foreign: bool,
     /// A framing phrase ("For the Army recompete under 541512, ...") or a modifier ("by
     /// availability"): context, not an ask, when the question has other asks.
     context: bool,
@@ -113,7 +120,7 @@ pub struct LexicalPick {
 impl LexicalProposer {
     /// Builds the index over `catalog`.
     pub fn new(catalog: &Catalog) -> LexicalProposer {
-        let lexicon = Lexicon::new();
+        let mut lexicon = Lexicon::new();
         let mut fields: Vec<Vec<(String, Field)>> = Vec::new();
         let mut description_lengths = Vec::new();
         for card in catalog.cards() {
@@ -226,6 +233,7 @@ impl LexicalProposer {
                 importance[column] = importance[column].max(*weight);
             }
         }
+        lexicon.learn(columns.iter().copied());
         LexicalProposer { lexicon, terms, intents, decisive, importance }
     }
 
@@ -361,6 +369,7 @@ impl LexicalProposer {
                 }
                 lexicon::FRAME => current.opens_with_frame = current.columns.is_empty(),
                 lexicon::MODIFIER => current.opens_with_modifier = current.columns.is_empty(),
+                lexicon::FOREIGN => current.foreign = true,
                 _ => {
                     if let Some(&column) = self.terms.get(term.as_ref())
                         && !current.columns.contains(&column)
@@ -375,7 +384,7 @@ impl LexicalProposer {
             segment.context = segment.opens_with_modifier
                 || (segment.opens_with_frame && segment.closed_by_stop && position + 1 < count);
         }
-        segments.retain(|segment| !segment.columns.is_empty());
+        segments.retain(|segment| !segment.columns.is_empty() && !segment.foreign);
         segments
     }
 

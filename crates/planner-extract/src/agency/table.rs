@@ -18,7 +18,10 @@ pub(crate) const AGENCIES: &[(&str, &[&str])] = &[
     ("Department of Defense", &["dod", "defense department", "department of defence"]),
     ("Department of the Army", &["army", "army department"]),
     ("Department of the Navy", &["navy", "=don", "=usn", "navy department"]),
-    ("Department of the Air Force", &["air force", "usaf", "=daf", "air force department"]),
+    (
+        "Department of the Air Force",
+        &["air force", "airforce", "usaf", "=daf", "air force department"],
+    ),
     ("U.S. Marine Corps", &["marine corps", "marines", "usmc"]),
     ("Department of Homeland Security", &["dhs", "homeland security"]),
     ("Department of Veterans Affairs", &["=va", "veterans affairs", "veterans administration"]),

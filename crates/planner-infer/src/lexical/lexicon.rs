@@ -64,6 +64,9 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("performing the work", &["incumbent"]),
     ("on the contract now", &["incumbent"]),
     ("winner", &["incumbent"]),
+    ("who been win", &["incumbent"]),
+    ("who has been win", &["incumbent"]),
+    ("who have been win", &["incumbent"]),
     ("dominant", &["top"]),
     ("leading", &["top"]),
     ("leader", &["top"]),
@@ -103,6 +106,7 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("wraps up", &["recompete"]),
     ("wrapping up", &["recompete"]),
     ("conclud", &["recompete"]),
+    ("finish", &["recompete"]),
     ("close out", &["recompete"]),
     ("closeout", &["recompete"]),
     ("up for bid", &["recompete"]),
@@ -138,6 +142,7 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("by quarter", &["quarter"]),
     // Market share.
     ("market share", &["share"]),
+    ("marketshare", &["share"]),
     ("share", &["share"]),
     ("concentrat", &["share"]),
     ("concentration", &["share"]),
@@ -274,6 +279,8 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("workforce", &["bench"]),
     ("headcount", &["bench", "count"]),
     ("consultant", &["bench"]),
+    // A kind of service a vendor sells, not people.
+    ("staff augmentation", &[]),
     ("recruit", &["bench"]),
     ("cleared staff", &["bench", "clearance"]),
     ("cleared people", &["bench", "clearance"]),
@@ -376,6 +383,34 @@ pub(crate) const SPLIT: &str = "|";
 pub(crate) const FRAME: &str = "@frame";
 /// The term that closes a segment ended by punctuation (`,` `:` `;` `?`).
 pub(crate) const STOP: &str = "|.";
+
+/// The term that opens a segment asking for something else entirely (drafting, booking...).
+pub(crate) const FOREIGN: &str = "@foreign";
+
+/// Verbs that, opening an ask, ask to produce or do something rather than to look something up:
+/// the ask is nothing a registry of queries answers.
+const FOREIGN_VERBS: &[&str] = &[
+    "draft",
+    "writ",
+    "compos",
+    "translat",
+    "book",
+    "schedul",
+    "email",
+    "send",
+    "remind",
+    "reset",
+    "edit",
+    "rewrit",
+    "proofread",
+];
+
+/// Words that may come before an ask's verb without being the ask ("please draft", "can you
+/// write").
+const POLITE: &[&str] = &[
+    "please", "pleas", "can", "could", "would", "you", "kindly", "help", "me", "i", "want", "to",
+    "pl",
+];
 
 /// The term that opens a segment starting with a modifier (`by availability`, `per quarter`).
 pub(crate) const MODIFIER: &str = "@modifier";
@@ -491,11 +526,13 @@ const STOP_WORDS: &[&str] = &[
     "we",
     "were",
     "what",
+    "whats",
     "when",
     "where",
     "which",
     "while",
     "who",
+    "whos",
     "whom",
     "whose",
     "why",
@@ -547,6 +584,9 @@ pub(crate) struct Lexicon {
     /// up, never iterated.
     phrases: HashMap<String, Vec<Phrase>>,
     stop: Vec<&'static str>,
+    /// The stems a misspelt word may be corrected to, by first letter, each list sorted. Only
+    /// looked up, never iterated as a map.
+    vocabulary: HashMap<char, Vec<String>>,
 }
 
 impl Lexicon {
@@ -565,7 +605,67 @@ impl Lexicon {
         let mut stop: Vec<&'static str> = STOP_WORDS.to_vec();
         stop.sort_unstable();
         stop.dedup();
-        Lexicon { phrases, stop }
+        let mut lexicon = Lexicon { phrases, stop, vocabulary: HashMap::new() };
+        let stems: Vec<String> = THESAURUS
+            .iter()
+            .flat_map(|(surface, _)| words(surface))
+            .map(|(word, _)| stem(&word))
+            .collect();
+        lexicon.learn(stems.iter().map(String::as_str));
+        lexicon
+    }
+
+    /// Adds words (already stemmed: a registry's index terms) to the vocabulary misspellings are
+    /// corrected to.
+    pub(crate) fn learn<'a>(&mut self, stems: impl IntoIterator<Item = &'a str>) {
+        for stem in stems {
+            let Some(first) = stem.chars().next() else { continue };
+            if stem.len() < MIN_CORRECTED_STEM
+                || !stem.chars().all(|ch| ch.is_ascii_lowercase())
+                || self.stop.binary_search(&stem).is_ok()
+            {
+                continue;
+            }
+            let bucket = self.vocabulary.entry(first).or_default();
+            if let Err(at) = bucket.binary_search_by(|it| it.as_str().cmp(stem)) {
+                bucket.insert(at, stem.to_owned());
+            }
+        }
+    }
+
+    /// Whether a stem means something to the lexicon as it is.
+    fn knows(&self, stem: &str) -> bool {
+        self.phrases.contains_key(stem)
+            || self.stop.binary_search(&stem).is_ok()
+            || stem
+                .chars()
+                .next()
+                .and_then(|first| self.vocabulary.get(&first))
+                .is_some_and(|bucket| bucket.binary_search_by(|it| it.as_str().cmp(stem)).is_ok())
+    }
+
+    /// The vocabulary stem closest to an unknown stem, within the edits its word's length
+    /// allows (one for words of six letters, two from seven), with the same first
+    /// letter; ties go to the first in alphabetical order, so a correction is deterministic.
+    /// Catches misspellings ("incumbant", "recompeat", "obligatons") and British spellings
+    /// ("labour", "summarise").
+    fn correct(&self, stem: &str, word_length: usize) -> Option<&str> {
+        if word_length < MIN_CORRECTED_WORD || !stem.chars().all(|ch| ch.is_ascii_lowercase()) {
+            return None;
+        }
+        let allowed = if word_length >= 7 { 2 } else { 1 };
+        let bucket = self.vocabulary.get(&stem.chars().next()?)?;
+        let mut best: Option<(usize, &str)> = None;
+        for known in bucket {
+            if known.len().abs_diff(stem.len()) > allowed {
+                continue;
+            }
+            let distance = edit_distance(stem.as_bytes(), known.as_bytes());
+            if distance <= allowed && best.is_none_or(|(top, _)| distance < top) {
+                best = Some((distance, known));
+            }
+        }
+        best.map(|(_, known)| known)
     }
 
     /// The concept and content words of `text`, in order, repeats kept, with segment marks.
@@ -590,7 +690,13 @@ impl Lexicon {
                 continue;
             }
             if word != STOP {
+                let length = word.len();
                 stem_in_place(&mut word);
+                if !self.knows(&word)
+                    && let Some(known) = self.correct(&word, length)
+                {
+                    known.clone_into(&mut word);
+                }
             }
             stems.push(word);
             positions.push(at);
@@ -598,6 +704,8 @@ impl Lexicon {
         let mut terms = Vec::with_capacity(stems.len());
         let mut at = 0;
         let mut segment_start = true;
+        // Still among the polite words that open an ask ("please", "can you").
+        let mut opening = true;
         'outer: while at < stems.len() {
             if segment_start && FRAMING.contains(&stems[at].as_str()) {
                 terms.push(Cow::Borrowed(FRAME));
@@ -605,6 +713,13 @@ impl Lexicon {
             if segment_start && MODIFIERS.contains(&stems[at].as_str()) {
                 terms.push(Cow::Borrowed(MODIFIER));
             }
+            if segment_start {
+                opening = true;
+            }
+            if opening && FOREIGN_VERBS.contains(&stems[at].as_str()) {
+                terms.push(Cow::Borrowed(FOREIGN));
+            }
+            opening &= POLITE.contains(&stems[at].as_str());
             segment_start = false;
             if stems[at] == STOP {
                 terms.push(Cow::Borrowed(STOP));
@@ -688,6 +803,36 @@ fn words(text: &str) -> Vec<(String, usize)> {
 
 /// Room for most words without growing.
 const WORD_CAPACITY: usize = 16;
+
+/// The shortest word that is corrected, and the shortest stem corrected to.
+const MIN_CORRECTED_WORD: usize = 6;
+const MIN_CORRECTED_STEM: usize = 4;
+
+/// The optimal string alignment distance (insertions, deletions, substitutions and swaps of two
+/// neighbours) between two short ASCII words.
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    let width = b.len() + 1;
+    let mut rows = vec![0usize; 3 * width];
+    let (mut before, mut previous, mut current) = (0, width, 2 * width);
+    for (j, cell) in rows[previous..previous + width].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        rows[current] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[previous + j] + 1)
+                .min(rows[current + j - 1] + 1)
+                .min(rows[previous + j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[before + j - 2] + 1);
+            }
+            rows[current + j] = best;
+        }
+        (before, previous, current) = (previous, current, before);
+    }
+    rows[previous + b.len()]
+}
 
 /// A light suffix stripper: plurals, `-ing`, `-ed`, then a final `e`, so that `expires`,
 /// `expiring` and `expired` meet at `expir`.
@@ -779,6 +924,30 @@ mod tests {
             &["count", "bench", "clearance", "availability", "next", "quarter"],
         );
         check("Army spend, and who holds it?", &["army", "spend", "|.", "|", "incumbent", "|."]);
+    }
+
+    #[test]
+    fn misspellings_and_british_spellings_are_corrected() {
+        check("incumbants", &["incumbent"]);
+        check("recompeats", &["recompete"]);
+        check("obligatons", &["spend"]);
+        check("labour category", &["fit", "category"]);
+        check("summarise", &["summary"]);
+        // Short or unrelated words stay as they are.
+        check("weather", &["weather"]);
+        assert_eq!(edit_distance(b"profiel", b"profil"), 1);
+        assert_eq!(edit_distance(b"teh", b"the"), 1);
+        assert_eq!(edit_distance(b"", b"abc"), 3);
+    }
+
+    #[test]
+    fn requests_for_something_else_are_marked() {
+        for text in ["Draft a cover letter", "please write an email", "Can you book a room"] {
+            assert_eq!(
+                Lexicon::new().terms(text, &[], &[]).first().map(|it| it.as_ref()),
+                Some(FOREIGN)
+            );
+        }
     }
 
     #[test]

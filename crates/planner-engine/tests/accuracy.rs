@@ -1,0 +1,80 @@
+//! Planning accuracy through the engine's own routing (`Planner::plan`, scored by `evaluate` as
+//! `planner eval` scores it) on the corpora of `fixtures/eval/`, and the screen's verdict on
+//! every labelled item. The floors sit within 0.03 of the measured figures (docs/benchmarks.md),
+//! so a regression fails.
+
+use planner_engine::{EvalItem, EvalReport, Planner, Route, evaluate, parse_corpus};
+use planner_registry::Registry;
+
+fn planner() -> Planner {
+    let text = include_str!("../../../fixtures/registry/capture.toml");
+    Planner::new(Registry::from_toml(text, "capture.toml").unwrap(), None, 1)
+}
+
+fn corpus(name: &str) -> Vec<EvalItem> {
+    let path = format!("{}/../../fixtures/eval/{name}", env!("CARGO_MANIFEST_DIR"));
+    parse_corpus(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+#[expect(
+    clippy::print_stderr,
+    reason = "the figures and failures, for whoever reads a failing run"
+)]
+fn score(name: &str) -> EvalReport {
+    let planner = planner();
+    let items = corpus(name);
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let report = runtime.block_on(evaluate(&planner, &items));
+    eprintln!("{name}: {}", report.to_text());
+    report
+}
+
+#[track_caller]
+fn at_least(name: &str, figure: &str, got: f64, floor: f64) {
+    assert!(got >= floor, "{name}: {figure} {got:.3} is below its floor {floor}");
+}
+
+#[test]
+fn first_sight_corpus_meets_its_targets() {
+    let report = score("first-sight.jsonl");
+    assert!(report.total >= 150);
+    at_least("first-sight", "intent_set_exact", report.intent_set_exact, FIRST_SIGHT.0);
+    at_least("first-sight", "route_accuracy", report.route_accuracy, FIRST_SIGHT.1);
+    assert_eq!(report.refusal_recall, 1.0, "every protected-attribute question is refused");
+    assert_eq!(report.false_refusals, 0, "no firm or contract question is refused");
+}
+
+#[test]
+fn development_corpora_do_not_regress() {
+    for (name, floors) in [("dev.jsonl", DEV), ("dev-late.jsonl", DEV_LATE)] {
+        let report = score(name);
+        at_least(name, "intent_set_exact", report.intent_set_exact, floors.0);
+        at_least(name, "route_accuracy", report.route_accuracy, floors.1);
+        assert_eq!(report.refusal_recall, 1.0, "{name}");
+        assert_eq!(report.false_refusals, 0, "{name}");
+    }
+}
+
+/// Floors (intent_set_exact, route_accuracy): measured figures minus at most 0.03.
+/// Measured: first-sight 0.967 and 0.968, dev 0.984 and 0.988, dev-late 0.971 and 0.951.
+const FIRST_SIGHT: (f64, f64) = (0.94, 0.95);
+const DEV: (f64, f64) = (0.96, 0.96);
+const DEV_LATE: (f64, f64) = (0.95, 0.93);
+
+#[test]
+fn the_screen_agrees_with_every_label() {
+    let planner = planner();
+    for name in ["dev.jsonl", "dev-late.jsonl", "first-sight.jsonl"] {
+        for item in corpus(name) {
+            let extraction = planner_extract::extract(&item.question);
+            let refused = planner.screen().check(&item.question, &extraction).is_some();
+            assert_eq!(
+                refused,
+                item.expect.route == Route::Refused,
+                "{name} {}: {:?}",
+                item.id,
+                item.question
+            );
+        }
+    }
+}
