@@ -36,7 +36,11 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     ("planner-acquire", "L3", &["planner-graph", "planner-infer"]),
-    ("planner-server", "L4", &["planner-acquire", "planner-engine", "planner-exec", "planner-registry"]),
+    (
+        "planner-server",
+        "L4",
+        &["planner-acquire", "planner-engine", "planner-exec", "planner-registry"],
+    ),
     (
         "planner-cli",
         "L4",
