@@ -50,8 +50,8 @@ pub use crate::{
     value::{AnswerError, Kind, Value, currency_code, extract, parse_answer},
 };
 
-/// The checkpoint types an [`Acquirer`] is built with.
-pub use planner_graph::{Checkpointer, Durability, MemoryCheckpointer, PgCheckpointer};
+/// The runtime types an [`Acquirer`] and its graph are built with.
+pub use planner_graph::{Checkpointer, Durability, Graph, MemoryCheckpointer, PgCheckpointer};
 
 /// Applies the checkpoint migration of `planner-graph` and the documents migration of this
 /// crate to `pool`'s database.
