@@ -266,7 +266,12 @@ struct Problems<'t> {
 
 impl Problems<'_> {
     fn at(&mut self, offset: usize, message: impl Into<String>) {
-        let before = &self.text[..offset.min(self.text.len())];
+        // Offsets inside formulas count the decoded string; never cut a character in two.
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &self.text[..offset];
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().map_or(0, |it| it.chars().count()) + 1;
         self.list.push((offset, Problem { line, column, message: message.into() }));

@@ -132,3 +132,17 @@ fn errors_name_the_file_and_every_problem() {
     assert!(err.ends_with("field `a` is declared twice"), "{err}");
     assert!(Profile::load(std::path::Path::new("/nonexistent/profile.toml")).is_err());
 }
+
+#[test]
+fn hostile_text_is_a_located_problem_never_a_panic() {
+    let text = format!(
+        "{HEAD}{}[[recipe]]\nfield = \"d\"\nformula = \"\\u00e9\\u00e9 é + (((\"\n",
+        field("d", "count", "derived"),
+    );
+    let found = problems(&text);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].ends_with("recipe of `d`: expected a number, a name or `(`"), "{found:#?}");
+    for junk in ["\u{0}", "[[field]]\nname = 5", "name = \"é\"\n[caps]", "🦀 = 1"] {
+        assert!(Profile::parse(junk, "junk.toml").is_err());
+    }
+}
