@@ -173,16 +173,6 @@ fn report(what: &str) {
     }
 }
 
-#[expect(clippy::print_stdout, reason = "the bench says why it skips the postgres case")]
-fn skip(reason: &str) {
-    println!("graph/loop_n1000/postgres: skipped ({reason})");
-}
-
-#[allow(clippy::disallowed_methods, reason = "a bench reads DATABASE_URL like the test harness")]
-fn database_url() -> Option<String> {
-    std::env::var("DATABASE_URL").ok().filter(|it| !it.is_empty())
-}
-
 /// A database of its own for the bench, migrated and emptied.
 async fn bench_pool(url: &str) -> Result<PgPool, Box<dyn std::error::Error>> {
     let pool = planner_benches::own_database(url, "planner_graph_bench", 4).await?;
@@ -228,17 +218,11 @@ fn main() {
             total
         });
     });
-    let store = match database_url().map(|url| rt.block_on(bench_pool(&url))) {
-        None => {
-            skip("DATABASE_URL is not set");
-            None
-        }
-        Some(Err(err)) => {
-            skip(&format!("database unavailable: {err}"));
-            None
-        }
-        Some(Ok(pool)) => Some(rt.block_on(async { Arc::new(PgCheckpointer::new(pool)) })),
-    };
+    let store = planner_benches::opened_or_skip(
+        "graph/loop_n1000/postgres",
+        planner_benches::database_url().map(|url| rt.block_on(bench_pool(&url))),
+    )
+    .map(|pool| rt.block_on(async { Arc::new(PgCheckpointer::new(pool)) }));
     let thread = AtomicU64::new(0);
     let next_thread = || format!("bench-{}", thread.fetch_add(1, Ordering::Relaxed));
     if let Some(store) = &store {

@@ -28,3 +28,34 @@ pub async fn own_database(
     let options = PgConnectOptions::from_str(url)?.database(name);
     Ok(PgPoolOptions::new().max_connections(max_connections).connect_with(options).await?)
 }
+
+/// The PostgreSQL the benches may use: `DATABASE_URL`, when set and not empty.
+#[allow(clippy::disallowed_methods, reason = "a bench reads DATABASE_URL like the test harness")]
+pub fn database_url() -> Option<String> {
+    std::env::var("DATABASE_URL").ok().filter(|it| !it.is_empty())
+}
+
+/// Says why the bench case `case` is skipped.
+#[expect(clippy::print_stdout, reason = "a bench says why it skips a case")]
+fn skip(case: &str, reason: &str) {
+    println!("{case}: skipped ({reason})");
+}
+
+/// What a bench opened on `DATABASE_URL` (see [`database_url`]), or `None` after saying why the
+/// case `case` is skipped: the variable is unset, or the database is unavailable.
+pub fn opened_or_skip<T, E: std::fmt::Display>(
+    case: &str,
+    opened: Option<Result<T, E>>,
+) -> Option<T> {
+    match opened {
+        None => {
+            skip(case, "DATABASE_URL is not set");
+            None
+        }
+        Some(Err(err)) => {
+            skip(case, &format!("database unavailable: {err}"));
+            None
+        }
+        Some(Ok(it)) => Some(it),
+    }
+}

@@ -35,11 +35,17 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "planner-devdb",
         ],
     ),
-    ("planner-server", "L4", &["planner-engine", "planner-exec", "planner-registry"]),
+    ("planner-acquire", "L3", &["planner-graph", "planner-infer"]),
+    (
+        "planner-server",
+        "L4",
+        &["planner-acquire", "planner-engine", "planner-exec", "planner-registry"],
+    ),
     (
         "planner-cli",
         "L4",
         &[
+            "planner-acquire",
             "planner-engine",
             "planner-server",
             "planner-devdb",

@@ -13,7 +13,9 @@
 //!   revoke ID`;
 //! - `planner registry check FILE`: every problem with its location, exit 1 when there is one;
 //! - `planner db status`, `planner db seed [--scale N]`, `planner db reset [--scale N]`;
-//! - `planner graph --mermaid|--svg`: the planner graph;
+//! - `planner graph --mermaid|--svg [--acquire]`: the planner graph, or the acquisition agent's;
+//! - `planner acquire --profile FILE [--json] [--database-url URL] [--model-url URL] "IDEA"`:
+//!   the field-acquisition agent, asking its questions on the terminal;
 //! - `planner bench [--url URL --key KEY] [--concurrency N | --sweep 1,2,4] [--duration 30s |
 //!   --requests N] [--warmup 2s] [--rate R] [--rss-every 10s] [--raw guarded|sqlx|none]
 //!   [--plot FILE.svg] [--json]`: a load generator, in process or against a running server,
@@ -23,6 +25,7 @@
 //! With no `--registry`, the reference registry (fixtures/registry/capture.toml) built into the
 //! binary is used.
 
+mod acquire;
 mod admin;
 mod bench;
 mod embedded;
@@ -129,8 +132,13 @@ enum Command {
     /// Measure answers per second and latency under load, beside the raw SQL of the same
     /// statements.
     Bench(Box<bench::BenchArgs>),
+    /// Collect the inputs a calculator needs for a business idea, asking on the terminal.
+    Acquire(Box<acquire::AcquireArgs>),
     /// Print the planner graph.
     Graph {
+        /// The field-acquisition agent's graph instead.
+        #[arg(long)]
+        acquire: bool,
         /// As a Mermaid flowchart.
         #[arg(long, conflicts_with = "svg", required_unless_present = "svg")]
         mermaid: bool,
@@ -261,8 +269,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Registry { command } => Ok(admin::registry(command)),
         Command::Db { command, database_url } => admin::db(command, database_url.as_deref()).await,
-        Command::Graph { mermaid: _, svg } => {
-            let mermaid = Engine::mermaid();
+        Command::Acquire(args) => acquire::run(*args).await,
+        Command::Graph { mermaid: _, svg, acquire } => {
+            let mermaid = if acquire { planner_acquire::mermaid() } else { Engine::mermaid() };
             if svg {
                 println!("{}", planner_server::flowchart_svg(&mermaid));
             } else {

@@ -6,7 +6,8 @@
 //!   (with `thread_id`, the question is the answer to that thread's clarifying question);
 //! - `POST /v1/threads/{id}/resume` `{answer}`; `POST /v1/plan` `{question}`: the plan only, the
 //!   JSON of `planner plan --json`;
-//! - `GET /v1/registry`, `GET /v1/graph` (Mermaid and SVG);
+//! - `GET /v1/registry`, `GET /v1/graph` (Mermaid and SVG; `?name=acquire` for the
+//!   field-acquisition agent's graph);
 //! - `GET /healthz`, `GET /readyz` (database reachable), `GET /metrics` (Prometheus),
 //!   `GET /openapi.json` (OpenAPI 3.1);
 //! - `GET /`: a page that asks, shows the answer and its evidence tables, and the plan as an

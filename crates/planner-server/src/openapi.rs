@@ -91,7 +91,7 @@ pub fn openapi() -> Value {
                 ok("The registry.", "Registry"),
             )},
             "/v1/graph": {"get": authed(
-                "The planner graph as a Mermaid flowchart and an SVG.",
+                "The planner graph (with `?name=acquire`, the field-acquisition agent's) as a Mermaid flowchart and an SVG.",
                 None,
                 ok("The graph.", "Graph"),
             )},

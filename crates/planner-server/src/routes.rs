@@ -231,10 +231,22 @@ pub(crate) async fn registry(State(state): State<AppState>, _caller: Caller) -> 
     Json(registry_json(engine(&state).planner().registry())).into_response()
 }
 
-pub(crate) async fn graph(_caller: Caller) -> Response {
-    let mermaid = Engine::mermaid();
+/// `GET /v1/graph[?name=planner|acquire]`: the planner graph, or the acquisition agent's.
+pub(crate) async fn graph(_caller: Caller, RawQuery(query): RawQuery) -> Result<Response> {
+    let name = query
+        .as_deref()
+        .unwrap_or_default()
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix("name="))
+        .next_back()
+        .unwrap_or("planner");
+    let mermaid = match name {
+        "planner" => Engine::mermaid(),
+        "acquire" => planner_acquire::mermaid(),
+        _ => return Err(Error::BadRequest("name must be `planner` or `acquire`".into())),
+    };
     let svg = crate::svg::flowchart_svg(&mermaid);
-    Json(serde_json::json!({ "mermaid": mermaid, "svg": svg })).into_response()
+    Ok(Json(serde_json::json!({ "mermaid": mermaid, "svg": svg })).into_response())
 }
 
 pub(crate) async fn healthz() -> Response {

@@ -300,6 +300,10 @@ async fn plan_registry_graph_metrics_and_openapi(pool: PgPool) {
     let graph = get(&app, "/v1/graph", key).await.json();
     assert!(graph["mermaid"].as_str().unwrap().starts_with("flowchart"), "{graph}");
     assert!(graph["svg"].as_str().unwrap().contains("data-id=\"run_plan\""), "{graph}");
+    let acquire = get(&app, "/v1/graph?name=acquire", key).await.json();
+    let drawn = acquire["mermaid"].as_str().unwrap();
+    assert!(drawn.contains("enforce_caps -->|ask_user| ask_user"), "{acquire}");
+    get(&app, "/v1/graph?name=other", key).await.problem(StatusCode::BAD_REQUEST);
 
     post(&app, "/v1/answer", key, &json!({ "question": COMPOUND })).await;
     post(&app, "/v1/answer", key, &json!({ "question": "How many of our bench are women?" })).await;
