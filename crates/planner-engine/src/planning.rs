@@ -18,6 +18,7 @@ use crate::screen::{Refusal, screen};
 /// The route of a question, as the spec names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Route {
     /// Exactly one intent binds: it runs without sampling.
     Single,
@@ -148,6 +149,7 @@ impl Proposed {
 /// How the configured proposer failed when the lexical proposer had to answer instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ProposerFailure {
     /// No reply within the proposer timeout.
     Timeout,
