@@ -148,31 +148,32 @@ impl ModelClient {
         constraint: Constraint<'_>,
         temperature: f32,
     ) -> Result<ChatReply> {
-        if !self.breaker.allow() {
+        // Dropping this future drops the permit: a cancelled half-open trial reopens the circuit.
+        let Some(permit) = self.breaker.allow() else {
             return Err(Error::CircuitOpen);
-        }
+        };
         let mut attempt = 0u32;
         loop {
             let body = self.body(messages, constraint, temperature);
             match self.attempt(&body).await {
                 Ok(reply) => {
-                    self.breaker.success();
+                    permit.success();
                     return Ok(reply);
                 }
                 Err(Attempt::SchemaRejected(error)) => {
                     if self.schema_form_rejected.swap(true, Ordering::Relaxed) {
-                        self.breaker.failure();
+                        permit.failure();
                         return Err(error);
                     }
                 }
                 Err(Attempt::Retry { error, retry_after }) => {
                     if attempt >= self.config.max_retries {
-                        self.breaker.failure();
+                        permit.failure();
                         return Err(error);
                     }
                     let wait = match retry_after {
                         Some(wait) if wait > self.config.backoff_max => {
-                            self.breaker.failure();
+                            permit.failure();
                             return Err(error);
                         }
                         Some(wait) => wait,
@@ -182,7 +183,7 @@ impl ModelClient {
                     attempt += 1;
                 }
                 Err(Attempt::Fatal(error)) => {
-                    self.breaker.failure();
+                    permit.failure();
                     return Err(error);
                 }
             }

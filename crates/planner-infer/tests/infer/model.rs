@@ -241,6 +241,42 @@ async fn circuit_opens_after_repeated_failures() {
     assert_eq!(server.requests().len(), 2, "an open circuit sends nothing");
 }
 
+/// The half-open trial call's future is dropped (the client left, or a caller's timeout fired
+/// first): the breaker counts the trial as failed and lets a later call try again, rather than
+/// staying half-open, refusing every call, forever.
+#[tokio::test]
+async fn a_cancelled_trial_call_does_not_stick_the_circuit_open() {
+    let trial_arrived = std::sync::Arc::new(tokio::sync::Notify::new());
+    let server = {
+        let trial_arrived = std::sync::Arc::clone(&trial_arrived);
+        FakeServer::start(move |n, _| match n {
+            0 => Reply::raw(500, "down"),
+            1 => {
+                trial_arrived.notify_one();
+                Reply::content(r#"{"intents": []}"#).delayed(Duration::from_secs(3600))
+            }
+            _ => Reply::content(r#"{"intents": ["top_incumbents"]}"#),
+        })
+        .await
+    };
+    let mut config = config(&server);
+    config.timeout = Duration::from_secs(7200);
+    config.max_retries = 0;
+    config.breaker_threshold = 1;
+    config.breaker_cooldown = Duration::ZERO;
+    let proposer = proposer_with(config);
+    assert!(matches!(propose(&proposer, 1).await, Err(Error::Status { status: 500, .. })));
+    // The circuit is open; with no cool-down the next call is the trial. It hangs on the server
+    // and is cancelled once the server holds it.
+    tokio::select! {
+        outcome = propose(&proposer, 1) => panic!("the trial cannot finish: {outcome:?}"),
+        () = trial_arrived.notified() => {}
+    }
+    let proposals = propose(&proposer, 1).await.expect("a new trial goes out");
+    assert_eq!(proposals.samples, vec![vec!["top_incumbents".to_owned()]]);
+    assert_eq!(server.requests().len(), 3);
+}
+
 #[tokio::test]
 async fn k_samples_are_k_calls() {
     let server = FakeServer::start(|n, _| {
