@@ -100,6 +100,9 @@ enum Command {
         /// The PostgreSQL to use; without it, the embedded default database.
         #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
         database_url: Option<String>,
+        /// The model server (without it, the offline lexical proposer).
+        #[command(flatten)]
+        model: serve::ModelFlags,
         /// The question.
         question: String,
     },
@@ -217,7 +220,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 _ => Ok(ExitCode::SUCCESS),
             }
         }
-        Command::Ask { json, registry, scopes, tenant, database_url, question } => {
+        Command::Ask { json, registry, scopes, tenant, database_url, model, question } => {
             planner_engine::check_input(&question)?;
             let registry = load_registry(registry.as_ref())?;
             let tenant = match tenant {
@@ -227,7 +230,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 None => Some(planner_dataset::DEMO_TENANTS[0].id),
             };
             let database = embedded::Database::open(database_url.as_deref()).await?;
-            let result = ask(database.pool(), registry, scopes, tenant, question, json).await;
+            let config = model.engine_config(registry)?;
+            let result = ask(database.pool(), config, scopes, tenant, question, json).await;
             database.close().await?;
             result
         }
@@ -253,13 +257,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 #[expect(clippy::print_stdout, reason = "the command's output")]
 async fn ask(
     pool: &planner_exec::PgPool,
-    registry: Registry,
+    config: EngineConfig,
     scopes: Vec<String>,
     tenant: Option<uuid::Uuid>,
     question: String,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let engine = Engine::new(EngineConfig::new(registry), pool.clone());
+    let engine = Engine::new(config, pool.clone());
     let mut outcome = engine.ask(Ask { question, scopes, tenant }).await?;
     loop {
         match outcome {

@@ -69,7 +69,7 @@ pub struct Answer {
     /// lexical proposer planned instead.
     pub proposer_fallback: bool,
     /// How the model proposer failed when `proposer_fallback` is set (`timeout`,
-    /// `unavailable`, `garbage`, `config`).
+    /// `unavailable`, `garbage`, `config`, or `no_majority` when K samples shared no majority).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proposer_error: Option<ProposerFailure>,
     /// The counts-only plan trace (what the audit row records).

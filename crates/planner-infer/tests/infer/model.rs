@@ -277,6 +277,29 @@ async fn a_cancelled_trial_call_does_not_stick_the_circuit_open() {
     assert_eq!(server.requests().len(), 3);
 }
 
+/// K > 1 samples go out at the sampling temperature (0.7 unless configured), so that they can
+/// differ and the majority vote means something; one sample goes out at `temperature`.
+#[tokio::test]
+async fn several_samples_are_drawn_at_the_sampling_temperature() {
+    let server = FakeServer::always(Reply::content(r#"{"intents": ["top_incumbents"]}"#)).await;
+    let temperatures = |from: usize| -> Vec<f64> {
+        server.requests()[from..].iter().map(|it| it["temperature"].as_f64().unwrap()).collect()
+    };
+    let config = config(&server);
+    assert!((config.sample_temperature - 0.7).abs() < f32::EPSILON, "the default");
+    let proposer = proposer(&server);
+    propose(&proposer, 3).await.unwrap();
+    let sampled = temperatures(0);
+    assert_eq!(sampled.len(), 3);
+    assert!(sampled.iter().all(|it| (it - 0.7).abs() < 1e-6), "{sampled:?}");
+    propose(&proposer, 1).await.unwrap();
+    assert_eq!(temperatures(3), [0.0]);
+    let mut config = config;
+    config.sample_temperature = 1.1;
+    propose(&proposer_with(config), 2).await.unwrap();
+    assert!(temperatures(4).iter().all(|it| (it - 1.1).abs() < 1e-6));
+}
+
 #[tokio::test]
 async fn k_samples_are_k_calls() {
     let server = FakeServer::start(|n, _| {
