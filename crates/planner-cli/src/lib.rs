@@ -49,8 +49,41 @@ const REFERENCE_REGISTRY: &str = include_str!("../../../fixtures/registry/captur
     about = "Answers compound questions over a closed registry of SQL intents."
 )]
 struct Cli {
+    /// The format of log lines on stderr (`json`: one object a line, for log collectors). The
+    /// level filter is PLANNER_LOG, else RUST_LOG, else warnings plus the server's start, stop
+    /// and access lines.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, env = "PLANNER_LOG_FORMAT")]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object a line.
+    Json,
+}
+
+/// The log filter: PLANNER_LOG, else RUST_LOG, else the default.
+fn log_filter(var: impl Fn(&str) -> Option<String>) -> tracing_subscriber::EnvFilter {
+    const DEFAULT: &str = "warn,planner_cli=info,planner_server=info";
+    ["PLANNER_LOG", "RUST_LOG"]
+        .into_iter()
+        .filter_map(|name| var(name))
+        .find_map(|directives| tracing_subscriber::EnvFilter::try_new(directives).ok())
+        .unwrap_or_else(|| tracing_subscriber::EnvFilter::new(DEFAULT))
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = log_filter(|name| std::env::var(name).ok());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().with_current_span(true).with_span_list(true).init(),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -146,14 +179,8 @@ enum Command {
 /// Runs the command line; the process exit code.
 #[expect(clippy::print_stderr, reason = "errors go to stderr")]
 pub fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PLANNER_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    init_logging(cli.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -309,5 +336,26 @@ async fn ask(
                 outcome = engine.resume(&needs.thread_id, line.trim(), tenant).await?;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod logging_tests {
+    //! Which variable sets the log filter.
+
+    use super::log_filter;
+
+    #[test]
+    fn planner_log_wins_then_rust_log_then_the_default() {
+        let vars = |planner: Option<&str>, rust: Option<&str>| {
+            let (planner, rust) = (planner.map(str::to_owned), rust.map(str::to_owned));
+            log_filter(move |name| if name == "PLANNER_LOG" { planner.clone() } else { rust.clone() })
+                .to_string()
+        };
+        assert_eq!(vars(Some("debug"), Some("trace")), "debug");
+        assert_eq!(vars(None, Some("planner_engine=trace")), "planner_engine=trace");
+        assert_eq!(vars(None, None), "planner_server=info,planner_cli=info,warn");
+        // A filter that does not parse falls through to the next.
+        assert_eq!(vars(Some("=[bad"), Some("info")), "info");
     }
 }

@@ -240,7 +240,6 @@ async fn stop_requested() {
     }
 }
 
-#[expect(clippy::print_stderr, reason = "the server's start and stop lines")]
 pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let file = read_file(args.config.as_ref())?;
     let settings = resolve(args, file);
@@ -258,12 +257,13 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let engine = Engine::new(config, pool.clone());
     let router = planner_server::app(AppState::new(engine, pool, settings.server));
     let addr = listener.local_addr()?;
-    eprintln!(
-        "planner: serving on http://{addr} ({} database); Ctrl-C stops",
-        if database.is_embedded() { "embedded" } else { "DATABASE_URL" }
+    tracing::info!(
+        %addr,
+        database = if database.is_embedded() { "embedded" } else { "DATABASE_URL" },
+        "serving on http://{addr}; Ctrl-C stops"
     );
     let served = planner_server::serve(listener, router, stop_requested()).await;
-    eprintln!("planner: stopped; requests in flight finished");
+    tracing::info!("stopped; requests in flight finished");
     database.close().await?;
     served.context("the server failed")?;
     Ok(ExitCode::SUCCESS)

@@ -103,6 +103,7 @@ impl IntoResponse for Error {
             title: self.title(),
             status: status.as_u16(),
             detail: self.to_string(),
+            request_id: crate::trace::current_request_id(),
         };
         let body = serde_json::to_string(&body).unwrap_or_default();
         let mut response = (status, body).into_response();
@@ -126,6 +127,10 @@ impl IntoResponse for Error {
 pub(crate) struct Problem {
     /// What went wrong and what to do about it.
     pub(crate) detail: String,
+    /// The request's id (its `x-request-id`, taken from the request or generated), as in the
+    /// response header and the server's log lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) request_id: Option<String>,
     /// The HTTP status.
     #[schema(minimum = 400, maximum = 599)]
     pub(crate) status: u16,
