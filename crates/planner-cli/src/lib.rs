@@ -72,7 +72,7 @@ fn log_filter(var: impl Fn(&str) -> Option<String>) -> tracing_subscriber::EnvFi
     const DEFAULT: &str = "warn,planner_cli=info,planner_server=info";
     ["PLANNER_LOG", "RUST_LOG"]
         .into_iter()
-        .filter_map(|name| var(name))
+        .filter_map(var)
         .find_map(|directives| tracing_subscriber::EnvFilter::try_new(directives).ok())
         .unwrap_or_else(|| tracing_subscriber::EnvFilter::new(DEFAULT))
 }
@@ -349,8 +349,10 @@ mod logging_tests {
     fn planner_log_wins_then_rust_log_then_the_default() {
         let vars = |planner: Option<&str>, rust: Option<&str>| {
             let (planner, rust) = (planner.map(str::to_owned), rust.map(str::to_owned));
-            log_filter(move |name| if name == "PLANNER_LOG" { planner.clone() } else { rust.clone() })
-                .to_string()
+            log_filter(
+                move |name| if name == "PLANNER_LOG" { planner.clone() } else { rust.clone() },
+            )
+            .to_string()
         };
         assert_eq!(vars(Some("debug"), Some("trace")), "debug");
         assert_eq!(vars(None, Some("planner_engine=trace")), "planner_engine=trace");

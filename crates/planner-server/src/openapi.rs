@@ -85,10 +85,9 @@ impl Modify for Extras {
                 )
                 .build()
         };
-        components.responses.insert(
-            "NotFound".to_owned(),
-            problem("No route has this path (any method).").into(),
-        );
+        components
+            .responses
+            .insert("NotFound".to_owned(), problem("No route has this path (any method).").into());
         components.responses.insert(
             "MethodNotAllowed".to_owned(),
             problem("The path exists but not for this method; `Allow` lists the methods it takes.")
@@ -150,8 +149,8 @@ mod tests {
         {
             let screen = planner_engine::check_input(text).is_ok();
             let chars = text.chars().count();
-            let schema = (1..=planner_engine::MAX_QUESTION_CHARS).contains(&chars)
-                && pattern.is_match(text);
+            let schema =
+                (1..=planner_engine::MAX_QUESTION_CHARS).contains(&chars) && pattern.is_match(text);
             assert_eq!(screen, schema, "{text:?}");
         }
     }

@@ -193,7 +193,12 @@ impl RegistryView {
                             Requirement::Required => (true, None),
                             Requirement::Optional { default, .. } => (false, Some(default.clone())),
                         };
-                        IntentParamView { default, kind: it.kind, name: param_name(it.param), required }
+                        IntentParamView {
+                            default,
+                            kind: it.kind,
+                            name: param_name(it.param),
+                            required,
+                        }
                     })
                     .collect();
                 let mut view = IntentView {
@@ -237,7 +242,11 @@ impl RegistryView {
             params: registry
                 .params()
                 .iter()
-                .map(|it| ParamView { kind: it.kind, name: it.name.clone(), values: it.values.clone() })
+                .map(|it| ParamView {
+                    kind: it.kind,
+                    name: it.name.clone(),
+                    values: it.values.clone(),
+                })
                 .collect(),
             planes: registry
                 .planes()

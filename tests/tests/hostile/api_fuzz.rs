@@ -514,7 +514,11 @@ async fn requests_generated_from_the_openapi_document_get_declared_replies(pool:
         let schemas = &doc["components"]["schemas"];
         assert_eq!(schemas["AnswerRequest"]["properties"]["question"]["minLength"], 1);
         assert_eq!(schemas["AnswerRequest"]["properties"]["question"]["maxLength"], 2000);
-        assert!(schemas["PlanTrace"]["properties"]["nodes"].is_object(), "{}", schemas["PlanTrace"]);
+        assert!(
+            schemas["PlanTrace"]["properties"]["nodes"].is_object(),
+            "{}",
+            schemas["PlanTrace"]
+        );
         let ops = operations(&doc);
         assert!(ops.len() >= 10, "{ops:?}");
         let schemas = Schemas { doc: doc.clone(), compiled: Mutex::new(BTreeMap::new()) };
