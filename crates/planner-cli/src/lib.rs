@@ -52,8 +52,41 @@ const REFERENCE_REGISTRY: &str = include_str!("../../../fixtures/registry/captur
     about = "Answers compound questions over a closed registry of SQL intents."
 )]
 struct Cli {
+    /// The format of log lines on stderr (`json`: one object a line, for log collectors). The
+    /// level filter is PLANNER_LOG, else RUST_LOG, else warnings plus the server's start, stop
+    /// and access lines.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text, env = "PLANNER_LOG_FORMAT")]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object a line.
+    Json,
+}
+
+/// The log filter: PLANNER_LOG, else RUST_LOG, else the default.
+fn log_filter(var: impl Fn(&str) -> Option<String>) -> tracing_subscriber::EnvFilter {
+    const DEFAULT: &str = "warn,planner_cli=info,planner_server=info";
+    ["PLANNER_LOG", "RUST_LOG"]
+        .into_iter()
+        .filter_map(var)
+        .find_map(|directives| tracing_subscriber::EnvFilter::try_new(directives).ok())
+        .unwrap_or_else(|| tracing_subscriber::EnvFilter::new(DEFAULT))
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = log_filter(|name| std::env::var(name).ok());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => builder.init(),
+        LogFormat::Json => builder.json().with_current_span(true).with_span_list(true).init(),
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,6 +136,9 @@ enum Command {
         /// The PostgreSQL to use; without it, the embedded default database.
         #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
         database_url: Option<String>,
+        /// The model server (without it, the offline lexical proposer).
+        #[command(flatten)]
+        model: serve::ModelFlags,
         /// The question.
         question: String,
     },
@@ -151,14 +187,8 @@ enum Command {
 /// Runs the command line; the process exit code.
 #[expect(clippy::print_stderr, reason = "errors go to stderr")]
 pub fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PLANNER_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    init_logging(cli.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
@@ -248,7 +278,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        Command::Ask { json, registry, scopes, tenant, database_url, question } => {
+        Command::Ask { json, registry, scopes, tenant, database_url, model, question } => {
             planner_engine::check_input(&question)?;
             let registry = load_registry(registry.as_ref())?;
             let tenant = match tenant {
@@ -258,7 +288,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 None => Some(planner_dataset::DEMO_TENANTS[0].id),
             };
             let database = embedded::Database::open(database_url.as_deref()).await?;
-            let result = ask(database.pool(), registry, scopes, tenant, question, json).await;
+            let config = model.engine_config(registry)?;
+            let result = ask(database.pool(), config, scopes, tenant, question, json).await;
             database.close().await?;
             result
         }
@@ -285,13 +316,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 #[expect(clippy::print_stdout, reason = "the command's output")]
 async fn ask(
     pool: &planner_exec::PgPool,
-    registry: Registry,
+    config: EngineConfig,
     scopes: Vec<String>,
     tenant: Option<uuid::Uuid>,
     question: String,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let engine = Engine::new(EngineConfig::new(registry), pool.clone());
+    let engine = Engine::new(config, pool.clone());
     let mut outcome = engine.ask(Ask { question, scopes, tenant }).await?;
     loop {
         match outcome {
@@ -337,5 +368,28 @@ async fn ask(
                 outcome = engine.resume(&needs.thread_id, line.trim(), tenant).await?;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod logging_tests {
+    //! Which variable sets the log filter.
+
+    use super::log_filter;
+
+    #[test]
+    fn planner_log_wins_then_rust_log_then_the_default() {
+        let vars = |planner: Option<&str>, rust: Option<&str>| {
+            let (planner, rust) = (planner.map(str::to_owned), rust.map(str::to_owned));
+            log_filter(
+                move |name| if name == "PLANNER_LOG" { planner.clone() } else { rust.clone() },
+            )
+            .to_string()
+        };
+        assert_eq!(vars(Some("debug"), Some("trace")), "debug");
+        assert_eq!(vars(None, Some("planner_engine=trace")), "planner_engine=trace");
+        assert_eq!(vars(None, None), "planner_server=info,planner_cli=info,warn");
+        // A filter that does not parse falls through to the next.
+        assert_eq!(vars(Some("=[bad"), Some("info")), "info");
     }
 }

@@ -49,6 +49,14 @@ pub(crate) struct ServeArgs {
     /// The PostgreSQL to use; without it, the embedded default database.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     database_url: Option<String>,
+    /// The model server.
+    #[command(flatten)]
+    model: ModelFlags,
+}
+
+/// The model server's flags, shared by `planner serve` and `planner ask`.
+#[derive(Debug, Default, Args)]
+pub(crate) struct ModelFlags {
     /// An OpenAI-compatible model server for the proposer, its API base ending before
     /// /chat/completions (http://127.0.0.1:8000/v1); without it, the offline lexical proposer.
     /// When the server fails, is slow or replies garbage, the lexical proposer answers and the
@@ -64,10 +72,52 @@ pub(crate) struct ServeArgs {
     /// Seconds the model server may take before the lexical proposer answers [default: 10].
     #[arg(long, env = "PLANNER_MODEL_TIMEOUT")]
     model_timeout: Option<u64>,
+    /// Proposals asked of the model server per question (K). With K > 1 each is sampled at
+    /// --sample-temperature and only intents in a majority of them run; when they share no
+    /// majority the lexical proposer plans (`proposer_error: no_majority`) [default: 3].
+    #[arg(long, value_name = "K", env = "PLANNER_SAMPLES",
+          value_parser = clap::value_parser!(u32).range(1..=15))]
+    samples: Option<u32>,
+    /// The sampling temperature of each of K > 1 proposals [default: 0.7].
+    #[arg(long, value_name = "T", env = "PLANNER_SAMPLE_TEMPERATURE")]
+    sample_temperature: Option<f32>,
+}
+
+/// The model settings once flags and file are merged: the client's configuration (none for
+/// the lexical proposer) and K.
+#[derive(Debug, PartialEq)]
+pub(crate) struct ModelSettings {
+    config: Option<ModelConfig>,
+    samples: usize,
+}
+
+impl ModelFlags {
+    /// These flags over the file's settings (`planner ask` passes an empty file).
+    fn resolve(self, file: &ServeFile) -> ModelSettings {
+        let file = file.clone();
+        let config = self.model_url.or(file.model_url).map(|url| {
+            let name = self.model.or(file.model).unwrap_or_else(|| "default".to_owned());
+            let mut config = ModelConfig::with_defaults(&url, &name);
+            config.api_key_env = self.model_key_env.or(file.model_key_env);
+            config.timeout =
+                Duration::from_secs(self.model_timeout.or(file.model_timeout).unwrap_or(10));
+            if let Some(temperature) = self.sample_temperature.or(file.sample_temperature) {
+                config.sample_temperature = temperature;
+            }
+            config
+        });
+        let samples = self.samples.or(file.samples).map_or(3, |it| it as usize);
+        ModelSettings { config, samples }
+    }
+
+    /// The engine's configuration over `registry` with these flags alone.
+    pub(crate) fn engine_config(self, registry: Registry) -> anyhow::Result<EngineConfig> {
+        engine_config(registry, self.resolve(&ServeFile::default()))
+    }
 }
 
 /// The `[serve]` table of the configuration file: the same settings as the flags.
-#[derive(Debug, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ServeFile {
     addr: Option<SocketAddr>,
@@ -82,6 +132,8 @@ struct ServeFile {
     model: Option<String>,
     model_key_env: Option<String>,
     model_timeout: Option<u64>,
+    samples: Option<u32>,
+    sample_temperature: Option<f32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -98,7 +150,7 @@ struct Settings {
     registry: Option<PathBuf>,
     server: ServerConfig,
     database_url: Option<String>,
-    model: Option<ModelConfig>,
+    model: ModelSettings,
 }
 
 /// Reads the configuration file: the one named, else config.toml in the data directory if
@@ -124,6 +176,7 @@ fn read_file(named: Option<&PathBuf>) -> anyhow::Result<ServeFile> {
 /// Flags (and environment, which clap has already folded in) over the file, over defaults.
 fn resolve(args: ServeArgs, file: ServeFile) -> Settings {
     let defaults = ServerConfig::default();
+    let model = args.model.resolve(&file);
     Settings {
         addr: args.addr.or(file.addr).unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8080))),
         registry: args.registry.or(file.registry),
@@ -143,23 +196,17 @@ fn resolve(args: ServeArgs, file: ServeFile) -> Settings {
                 .unwrap_or(defaults.key_requests_per_minute),
             key_burst: args.key_burst.or(file.key_burst).unwrap_or(defaults.key_burst),
         },
+        model,
         database_url: args.database_url.or(file.database_url),
-        model: args.model_url.or(file.model_url).map(|url| {
-            let name = args.model.or(file.model).unwrap_or_else(|| "default".to_owned());
-            let mut config = ModelConfig::with_defaults(&url, &name);
-            config.api_key_env = args.model_key_env.or(file.model_key_env);
-            config.timeout =
-                Duration::from_secs(args.model_timeout.or(file.model_timeout).unwrap_or(10));
-            config
-        }),
     }
 }
 
-/// The engine's configuration: the registry, and the model proposer when one is configured
-/// (its timeout is also the engine's proposer timeout).
-fn engine_config(registry: Registry, model: Option<ModelConfig>) -> anyhow::Result<EngineConfig> {
+/// The engine's configuration: the registry, and the model proposer asked for K samples when
+/// one is configured (its timeout is also the engine's proposer timeout).
+fn engine_config(registry: Registry, model: ModelSettings) -> anyhow::Result<EngineConfig> {
     let mut config = EngineConfig::new(registry);
-    if let Some(model) = model {
+    config.samples = model.samples;
+    if let Some(model) = model.config {
         config.proposer_timeout = model.timeout;
         let key = model.api_key(|name| std::env::var(name).ok());
         let client = ModelClient::new(model, key).context("configuring the model server")?;
@@ -193,7 +240,6 @@ async fn stop_requested() {
     }
 }
 
-#[expect(clippy::print_stderr, reason = "the server's start and stop lines")]
 pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let file = read_file(args.config.as_ref())?;
     let settings = resolve(args, file);
@@ -211,12 +257,13 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let engine = Engine::new(config, pool.clone());
     let router = planner_server::app(AppState::new(engine, pool, settings.server));
     let addr = listener.local_addr()?;
-    eprintln!(
-        "planner: serving on http://{addr} ({} database); Ctrl-C stops",
-        if database.is_embedded() { "embedded" } else { "DATABASE_URL" }
+    tracing::info!(
+        %addr,
+        database = if database.is_embedded() { "embedded" } else { "DATABASE_URL" },
+        "serving on http://{addr}; Ctrl-C stops"
     );
     let served = planner_server::serve(listener, router, stop_requested()).await;
-    eprintln!("planner: stopped; requests in flight finished");
+    tracing::info!("stopped; requests in flight finished");
     database.close().await?;
     served.context("the server failed")?;
     Ok(ExitCode::SUCCESS)
@@ -245,6 +292,29 @@ mod tests {
         let defaults = resolve(ServeArgs::default(), ServeFile::default());
         assert_eq!(defaults.addr.to_string(), "127.0.0.1:8080");
         assert_eq!(defaults.database_url, None);
+    }
+
+    #[test]
+    fn samples_and_their_temperature_come_from_flags_or_the_file() {
+        let file: ConfigFile = toml::from_str(
+            "[serve]\nmodel_url = \"http://127.0.0.1:9/v1\"\nsamples = 5\nsample_temperature = 0.9\n",
+        )
+        .unwrap();
+        let settings = resolve(ServeArgs::default(), file.serve.clone());
+        assert_eq!(settings.model.samples, 5);
+        let config = settings.model.config.unwrap();
+        assert!((config.sample_temperature - 0.9).abs() < f32::EPSILON);
+        let flags = super::ModelFlags { samples: Some(1), ..super::ModelFlags::default() };
+        let settings = resolve(ServeArgs { model: flags, ..ServeArgs::default() }, file.serve);
+        assert_eq!(settings.model.samples, 1);
+        let defaults = resolve(ServeArgs::default(), ServeFile::default());
+        assert_eq!((defaults.model.samples, defaults.model.config), (3, None));
+        let model = super::ModelFlags {
+            model_url: Some("http://127.0.0.1:9/v1".to_owned()),
+            ..super::ModelFlags::default()
+        };
+        let config = model.resolve(&ServeFile::default()).config.unwrap();
+        assert!((config.sample_temperature - 0.7).abs() < f32::EPSILON, "the default is 0.7");
     }
 
     #[test]

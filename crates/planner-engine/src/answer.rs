@@ -10,6 +10,7 @@ use crate::planning::{ProposerFailure, Route};
 /// The outcome of asking or resuming.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Outcome {
     /// A final answer (including refusals and unplannable questions).
     Answered(Box<Answer>),
@@ -19,6 +20,7 @@ pub enum Outcome {
 
 /// A question for the user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NeedsInput {
     /// The thread to resume.
     pub thread_id: String,
@@ -33,6 +35,7 @@ pub struct NeedsInput {
 /// Whether the answer's text is a checked narration or the deterministic rendering.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum TextSource {
     /// A narration that passed the faithfulness gate.
     Narrated,
@@ -43,6 +46,7 @@ pub enum TextSource {
 
 /// A final answer.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Answer {
     /// The route.
     pub route: Route,
@@ -65,7 +69,7 @@ pub struct Answer {
     /// lexical proposer planned instead.
     pub proposer_fallback: bool,
     /// How the model proposer failed when `proposer_fallback` is set (`timeout`,
-    /// `unavailable`, `garbage`, `config`).
+    /// `unavailable`, `garbage`, `config`, or `no_majority` when K samples shared no majority).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proposer_error: Option<ProposerFailure>,
     /// The counts-only plan trace (what the audit row records).
@@ -77,6 +81,7 @@ pub struct Answer {
 
 /// One node's evidence.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EvidenceTable {
     /// The intent.
     pub intent: String,
@@ -92,6 +97,7 @@ pub struct EvidenceTable {
 
 /// A node that did not contribute to the answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DroppedNode {
     /// The intent (as proposed).
     pub intent: String,
@@ -101,6 +107,7 @@ pub struct DroppedNode {
 
 /// The gate's verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GateReport {
     /// Whether the narration shipped.
     pub passed: bool,
@@ -110,6 +117,7 @@ pub struct GateReport {
 
 /// Time spent in one node of the planner graph.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Timing {
     /// The graph node.
     pub node: String,

@@ -255,6 +255,7 @@ impl Engine {
     fn answer_of(&self, state: &State) -> Answer {
         let registry = self.ctx.planner.registry();
         let route = state.route.unwrap_or(Route::Unplannable);
+        let mut proposer_error = state.proposed.failure;
         let (plan, mut dropped, trace): (PlanView, Vec<DroppedNode>, _) = if route == Route::Refused
         {
             let empty = planner_grammar::Validation::default();
@@ -265,6 +266,8 @@ impl Engine {
             )
         } else {
             let planning = state.planning(&self.ctx);
+            // Planning may fall back on its own (K samples sharing no majority).
+            proposer_error = planning.proposed.failure;
             let dropped = planner_grammar::dropped_view(registry, &planning.validation.dropped)
                 .into_iter()
                 .map(|it| DroppedNode { intent: it.intent, reason: it.reason })
@@ -286,8 +289,8 @@ impl Engine {
             evidence,
             dropped,
             gate: state.gate.clone(),
-            proposer_fallback: state.proposed.fell_back(),
-            proposer_error: state.proposed.failure,
+            proposer_fallback: proposer_error.is_some(),
+            proposer_error,
             trace,
             timings: state.timings.clone(),
         }

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use planner_extract::{Extraction, Mention};
-use planner_grammar::{ConsensusOutcome, DropReason, Inputs, Validation, stabilize, validate};
+use planner_grammar::{
+    Agreement, ConsensusOutcome, DropReason, Inputs, Validation, stabilize, validate,
+};
 use planner_infer::{Catalog, LexicalPick, LexicalProposer, ParamSpan, ProposeRequest, Proposer};
 use planner_registry::{ParamId, ParamKind, Registry, Value};
 use serde::{Deserialize, Serialize};
@@ -18,6 +20,7 @@ use crate::screen::{Refusal, Screen};
 /// The route of a question, as the spec names them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Route {
     /// Exactly one intent binds: it runs without sampling.
     Single,
@@ -136,6 +139,10 @@ pub struct Proposed {
     /// The configured proposer failed, and how; the lexical proposer answered instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<ProposerFailure>,
+    /// With K > 1 model samples, the lexical proposer's names: the deterministic path taken
+    /// when the samples share no majority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lexical: Option<Vec<String>>,
 }
 
 impl Proposed {
@@ -148,6 +155,7 @@ impl Proposed {
 /// How the configured proposer failed when the lexical proposer had to answer instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ProposerFailure {
     /// No reply within the proposer timeout.
     Timeout,
@@ -158,24 +166,28 @@ pub enum ProposerFailure {
     Garbage,
     /// The proposer's configuration is unusable.
     Config,
+    /// The K samples share no majority (the design's deterministic fallback).
+    NoMajority,
 }
 
 impl ProposerFailure {
     /// Every kind, in order.
-    pub const ALL: [ProposerFailure; 4] = [
+    pub const ALL: [ProposerFailure; 5] = [
         ProposerFailure::Timeout,
         ProposerFailure::Unavailable,
         ProposerFailure::Garbage,
         ProposerFailure::Config,
+        ProposerFailure::NoMajority,
     ];
 
-    /// The kind's name (`timeout`, `unavailable`, `garbage`, `config`).
+    /// The kind's name (`timeout`, `unavailable`, `garbage`, `config`, `no_majority`).
     pub const fn as_str(self) -> &'static str {
         match self {
             ProposerFailure::Timeout => "timeout",
             ProposerFailure::Unavailable => "unavailable",
             ProposerFailure::Garbage => "garbage",
             ProposerFailure::Config => "config",
+            ProposerFailure::NoMajority => "no_majority",
         }
     }
 
@@ -348,11 +360,13 @@ impl Planner {
                         .flatten()
                         .any(|name| self.registry.intent_id(name).is_some()) =>
             {
+                let several = !self.is_lexical() && proposals.samples.len() > 1;
                 Proposed {
                     samples: proposals.samples,
                     dropped_names: proposals.dropped_names,
                     unusable_replies: proposals.unusable_replies,
                     failure: None,
+                    lexical: several.then(|| self.lexical.pick(question, &kinds, &spans).names),
                 }
             }
             outcome => {
@@ -377,6 +391,7 @@ impl Planner {
                     dropped_names,
                     unusable_replies,
                     failure: Some(failure),
+                    lexical: None,
                 }
             }
         }
@@ -386,17 +401,30 @@ impl Planner {
         self.model.is_none()
     }
 
-    /// Stabilizes the proposals, validates, and decides the route.
+    /// Stabilizes the proposals, validates, and decides the route. When K > 1 model samples
+    /// share no majority, the lexical proposer's names are planned instead (the design's
+    /// deterministic fallback), marked `no_majority`; the consensus outcome stays the samples'.
     pub fn decide(
         &self,
         params: Params,
-        proposed: Proposed,
+        mut proposed: Proposed,
         scopes: &[String],
         single: bool,
         rounds_left: bool,
     ) -> Planning {
         let inputs = Inputs { available: &params.available, scopes };
-        let consensus = stabilize(&self.registry, &inputs, &proposed.samples);
+        let mut consensus = stabilize(&self.registry, &inputs, &proposed.samples);
+        if consensus.outcome.agreement == Agreement::NoMajority
+            && proposed.failure.is_none()
+            && let Some(lexical) = proposed.lexical.take()
+        {
+            tracing::info!("the samples share no majority, the lexical proposer answers");
+            let outcome = consensus.outcome;
+            proposed.samples = vec![lexical];
+            proposed.failure = Some(ProposerFailure::NoMajority);
+            consensus = stabilize(&self.registry, &inputs, &proposed.samples);
+            consensus.outcome = outcome;
+        }
         let mut validation = consensus.validation;
         let missing = self.missing_params(&inputs, &proposed.samples, &validation);
         let route = if !missing.is_empty() && rounds_left {

@@ -11,6 +11,7 @@ use crate::planning::{Planning, Route};
 
 /// The plan report of one question.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlanReport {
     /// `single`, `plan`, `clarify`, `refused` or `unplannable`.
     pub route: Route,
@@ -38,12 +39,15 @@ pub struct PlanReport {
 
 /// One param found in the question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ParamReport {
     /// The registry's param name (the kind's name when the registry has no param of it).
     pub param: String,
     /// The canonical value.
+    #[cfg_attr(feature = "openapi", schema(value_type = planner_registry::ParamValue))]
     pub value: Value,
     /// Byte range `[start, end)` in the question.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<usize>, min_items = 2, max_items = 2))]
     pub span: [usize; 2],
 }
 

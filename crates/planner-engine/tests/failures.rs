@@ -37,10 +37,12 @@ fn ask() -> Ask {
     }
 }
 
-/// A model proposer misbehaving in one of four ways.
+/// A model proposer misbehaving in one of five ways.
 #[derive(Debug)]
 enum BadModel {
     Garbage,
+    /// Three samples naming three different intents, each bindable: no majority.
+    Split,
     Unreachable,
     TimesOut,
     Hangs,
@@ -58,6 +60,13 @@ impl Proposer for BadModel {
                     dropped_names: 2,
                     unusable_replies: 1,
                 }),
+                BadModel::Split => Ok(Proposals {
+                    samples: ["agency_naics_spend", "top_incumbents", "upcoming_recompetes"]
+                        .map(|name| vec![name.to_owned()])
+                        .to_vec(),
+                    dropped_names: 0,
+                    unusable_replies: 0,
+                }),
                 BadModel::Unreachable => {
                     Err(planner_infer::Error::Transport("connection refused".to_owned()))
                 }
@@ -73,6 +82,7 @@ async fn a_misbehaving_model_falls_back_to_the_lexical_proposer(pool: PgPool) {
     seeded(&pool).await;
     for (model, kind) in [
         (BadModel::Garbage, ProposerFailure::Garbage),
+        (BadModel::Split, ProposerFailure::NoMajority),
         (BadModel::Unreachable, ProposerFailure::Unavailable),
         (BadModel::TimesOut, ProposerFailure::Timeout),
         (BadModel::Hangs, ProposerFailure::Timeout),
@@ -91,6 +101,10 @@ async fn a_misbehaving_model_falls_back_to_the_lexical_proposer(pool: PgPool) {
         assert_eq!(answer.proposer_error, Some(kind));
         let json = serde_json::to_value(&*answer).unwrap();
         assert_eq!(json["proposer_error"], kind.as_str());
+        if kind == ProposerFailure::NoMajority {
+            // The trace keeps the samples' outcome: the audit says why the lexical path ran.
+            assert_eq!(json["trace"]["self_consistency"]["agreement"], "no_majority", "{json}");
+        }
     }
 }
 

@@ -26,6 +26,8 @@
 mod bind;
 mod consensus;
 mod plan;
+#[cfg(feature = "openapi")]
+mod schema;
 mod trace;
 mod validate;
 mod view;

@@ -11,6 +11,7 @@ use crate::plan::{ArgSource, DropReason, NodeOrigin, Validation};
 
 /// The audit view of a validated plan.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlanTrace {
     /// The nodes, in plan order.
     pub nodes: Vec<NodeTrace>,
@@ -32,34 +33,43 @@ pub struct PlanTrace {
 
 /// One node of the trace.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodeTrace {
     /// The intent's registry name.
     pub intent: String,
     /// `proposed`, `composite` or `provider`.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::origin))]
     pub origin: &'static str,
     /// The kinds of the params bound from the question or a default, in the intent's order.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::kinds))]
     pub param_kinds: Vec<&'static str>,
     /// The kinds of the params bound through an edge, in the intent's order.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::kinds))]
     pub edge_kinds: Vec<&'static str>,
 }
 
 /// A dropped known intent.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DroppedTrace {
     /// The intent's registry name.
     pub intent: String,
     /// `duplicate`, `forbidden`, `unbindable` or `over_cap`.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::trace_reason))]
     pub reason: &'static str,
     /// For `unbindable`, the kinds of the missing params.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::kinds))]
     pub missing_kinds: Vec<&'static str>,
 }
 
 /// The self-consistency outcome, counts only.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ConsensusTrace {
     /// K.
     pub samples: usize,
     /// `no_proposal`, `single`, `unanimous`, `majority` or `no_majority`.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::agreement))]
     pub agreement: &'static str,
     /// Names kept.
     pub kept: usize,

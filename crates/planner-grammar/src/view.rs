@@ -9,6 +9,7 @@ use crate::plan::{DropReason, Dropped, Plan};
 
 /// The `plan` object: nodes with their intent and known args, and the edges.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlanView {
     /// The nodes, in plan order.
     pub nodes: Vec<NodeView>,
@@ -19,15 +20,21 @@ pub struct PlanView {
 /// One node: `{"intent": "...", "args": {"param": value}}`. Args bound through an edge are
 /// not listed (their value is known at run time); the edge says where they come from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodeView {
     /// The intent name.
     pub intent: String,
     /// The args known before running, by param name.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(value_type = BTreeMap<String, planner_registry::ParamValue>)
+    )]
     pub args: BTreeMap<String, Value>,
 }
 
 /// One edge: `{"from": "...", "column": "...", "to": "...", "param": "..."}`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EdgeView {
     /// The providing intent.
     pub from: String,
@@ -41,10 +48,12 @@ pub struct EdgeView {
 
 /// One entry of `dropped`: `{"intent": "...", "reason": "unbindable: uei"}`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DroppedView {
     /// The name as proposed.
     pub intent: String,
     /// `unknown`, `duplicate`, `forbidden: <scopes>`, `unbindable: <params>` or `over cap`.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::view_reason))]
     pub reason: String,
 }
 

@@ -26,8 +26,11 @@ pub struct ModelConfig {
     /// The name of the environment variable holding the API key, if the server needs one. The
     /// library never reads the environment itself: see [`ModelConfig::api_key`].
     pub api_key_env: Option<String>,
-    /// Sampling temperature of proposal calls.
+    /// Sampling temperature of a single proposal call (K = 1) and of narration.
     pub temperature: f32,
+    /// Sampling temperature of each of K > 1 proposal calls (default 0.7): samples drawn at
+    /// temperature 0 would all agree, and the majority vote would mean nothing.
+    pub sample_temperature: f32,
     /// The limit on generated tokens per call.
     pub max_tokens: u32,
     /// The time one HTTP call may take, body included.
@@ -54,6 +57,7 @@ impl ModelConfig {
             model: model.to_owned(),
             api_key_env: None,
             temperature: 0.0,
+            sample_temperature: 0.7,
             max_tokens: 96,
             timeout: Duration::from_secs(20),
             max_retries: 2,
@@ -148,31 +152,32 @@ impl ModelClient {
         constraint: Constraint<'_>,
         temperature: f32,
     ) -> Result<ChatReply> {
-        if !self.breaker.allow() {
+        // Dropping this future drops the permit: a cancelled half-open trial reopens the circuit.
+        let Some(permit) = self.breaker.allow() else {
             return Err(Error::CircuitOpen);
-        }
+        };
         let mut attempt = 0u32;
         loop {
             let body = self.body(messages, constraint, temperature);
             match self.attempt(&body).await {
                 Ok(reply) => {
-                    self.breaker.success();
+                    permit.success();
                     return Ok(reply);
                 }
                 Err(Attempt::SchemaRejected(error)) => {
                     if self.schema_form_rejected.swap(true, Ordering::Relaxed) {
-                        self.breaker.failure();
+                        permit.failure();
                         return Err(error);
                     }
                 }
                 Err(Attempt::Retry { error, retry_after }) => {
                     if attempt >= self.config.max_retries {
-                        self.breaker.failure();
+                        permit.failure();
                         return Err(error);
                     }
                     let wait = match retry_after {
                         Some(wait) if wait > self.config.backoff_max => {
-                            self.breaker.failure();
+                            permit.failure();
                             return Err(error);
                         }
                         Some(wait) => wait,
@@ -182,7 +187,7 @@ impl ModelClient {
                     attempt += 1;
                 }
                 Err(Attempt::Fatal(error)) => {
-                    self.breaker.failure();
+                    permit.failure();
                     return Err(error);
                 }
             }

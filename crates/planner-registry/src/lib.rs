@@ -225,5 +225,5 @@ pub use crate::{
         Column, ColumnType, Composite, CompositeEdge, Intent, IntentBody, IntentId, IntentParam,
         Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings, Suppression,
     },
-    value::{ParamKind, Value},
+    value::{ParamKind, ParamValue, Value},
 };

@@ -8,6 +8,7 @@ use std::str::FromStr;
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ParamKind {
     /// A government agency, canonicalised through a dictionary (`Department of the Army`).
@@ -86,6 +87,7 @@ impl FromStr for ParamKind {
 #[derive(
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged)]
 pub enum Value {
     /// An integer (months).
@@ -95,6 +97,10 @@ pub enum Value {
     /// A sorted, deduplicated list of enum values (compartments).
     List(Vec<String>),
 }
+
+/// [`Value`] under a name that schema derives do not take for `serde_json::Value` (utoipa reads
+/// a type named `Value` as any JSON): wire types name it in `value_type`.
+pub type ParamValue = Value;
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -98,13 +98,15 @@ impl From<planner_engine::Error> for Error {
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
         let status = self.status();
-        let body = serde_json::json!({
-            "type": "about:blank",
-            "title": self.title(),
-            "status": status.as_u16(),
-            "detail": self.to_string(),
-        });
-        let mut response = (status, body.to_string()).into_response();
+        let body = Problem {
+            r#type: "about:blank",
+            title: self.title(),
+            status: status.as_u16(),
+            detail: self.to_string(),
+            request_id: crate::trace::current_request_id(),
+        };
+        let body = serde_json::to_string(&body).unwrap_or_default();
+        let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
         if matches!(self, Error::Unauthorized(_)) {
@@ -118,6 +120,26 @@ impl IntoResponse for Error {
         }
         response
     }
+}
+
+/// The body of every failure: RFC 9457 problem details (fields in the order they are written).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(crate) struct Problem {
+    /// What went wrong and what to do about it.
+    pub(crate) detail: String,
+    /// The request's id (its `x-request-id`, taken from the request or generated), as in the
+    /// response header and the server's log lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) request_id: Option<String>,
+    /// The HTTP status.
+    #[schema(minimum = 400, maximum = 599)]
+    pub(crate) status: u16,
+    /// A short name of the kind of failure (`unauthorized`, `bad request`, ...).
+    #[schema(value_type = String)]
+    pub(crate) title: &'static str,
+    /// Always `about:blank`: the status and title say what happened.
+    #[schema(value_type = String)]
+    pub(crate) r#type: &'static str,
 }
 
 /// `Result` with this crate's [`Error`].

@@ -7,36 +7,13 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use planner_engine::{Ask, Engine, Outcome};
-use planner_registry::{IntentBody, Registry, Requirement};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
-
-/// `POST /v1/answer`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct AnswerRequest {
-    question: String,
-    #[serde(default)]
-    thread_id: Option<String>,
-}
-
-/// `POST /v1/threads/{id}/resume`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ResumeRequest {
-    answer: String,
-}
-
-/// `POST /v1/plan`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PlanRequest {
-    question: String,
-}
+use crate::openapi::{BodyFailures, Include, KeyedFailures, ThreadFailures};
+use crate::views::{AnswerRequest, Graph, PlanRequest, Probe, RegistryView, ResumeRequest, Status};
 
 /// Parses a JSON body, turning every failure into a problem that says what is wrong.
 fn body<T: DeserializeOwned>(state: &AppState, bytes: Result<Bytes, BytesRejection>) -> Result<T> {
@@ -103,6 +80,13 @@ fn outcome(
     }
 }
 
+/// Answer a question (or, with `thread_id`, a clarifying question).
+#[utoipa::path(post, path = "/v1/answer", request_body = AnswerRequest, security(("bearer" = [])),
+    params(("include" = Option<Include>, Query, description = "`svg` adds the plan drawn as an SVG (`plan_svg`) to an answer.")),
+    responses(
+        (status = 200, description = "An answer, or a clarifying question.", body = Outcome),
+        KeyedFailures, BodyFailures, ThreadFailures,
+    ))]
 pub(crate) async fn answer(
     State(state): State<AppState>,
     caller: Caller,
@@ -127,6 +111,16 @@ pub(crate) async fn answer(
     outcome(&state, result, wants_svg(query.as_deref()))
 }
 
+/// Answer a thread's clarifying question.
+#[utoipa::path(post, path = "/v1/threads/{id}/resume", request_body = ResumeRequest, security(("bearer" = [])),
+    params(
+        ("id" = String, Path, description = "The thread id of a needs_input outcome."),
+        ("include" = Option<Include>, Query, description = "`svg` adds the plan drawn as an SVG (`plan_svg`) to an answer."),
+    ),
+    responses(
+        (status = 200, description = "An answer, or another clarifying question.", body = Outcome),
+        KeyedFailures, BodyFailures, ThreadFailures,
+    ))]
 pub(crate) async fn resume(
     State(state): State<AppState>,
     caller: Caller,
@@ -144,6 +138,12 @@ pub(crate) async fn resume(
     outcome(&state, result, wants_svg(query.as_deref()))
 }
 
+/// Plan a question without running it (the JSON of `planner plan --json`).
+#[utoipa::path(post, path = "/v1/plan", request_body = PlanRequest, security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The plan report.", body = planner_engine::PlanReport),
+        KeyedFailures, BodyFailures,
+    ))]
 pub(crate) async fn plan(
     State(state): State<AppState>,
     caller: Caller,
@@ -154,84 +154,24 @@ pub(crate) async fn plan(
     Ok(Json(report).into_response())
 }
 
-/// The registry as clients see it: intents, params, planes, scopes (never the SQL).
-pub(crate) fn registry_json(registry: &Registry) -> serde_json::Value {
-    let param_name = |id| registry.param(id).name.clone();
-    let intents: Vec<serde_json::Value> = registry
-        .intents()
-        .iter()
-        .map(|intent| {
-            let params: Vec<serde_json::Value> = intent
-                .params
-                .iter()
-                .map(|it| {
-                    let (required, default) = match &it.requirement {
-                        Requirement::Required => (true, None),
-                        Requirement::Optional { default, .. } => (false, Some(default)),
-                    };
-                    serde_json::json!({
-                        "name": param_name(it.param),
-                        "kind": it.kind,
-                        "required": required,
-                        "default": default,
-                    })
-                })
-                .collect();
-            let mut value = serde_json::json!({
-                "name": intent.name,
-                "description": intent.description,
-                "params": params,
-            });
-            match &intent.body {
-                IntentBody::Query(query) => {
-                    value["kind"] = "query".into();
-                    value["plane"] = registry.plane(query.plane).name.clone().into();
-                    value["scopes"] = query.scopes.clone().into();
-                    value["columns"] = query
-                        .columns
-                        .iter()
-                        .map(|c| serde_json::json!({"name": c.name, "type": c.ty.as_str()}))
-                        .collect();
-                }
-                IntentBody::Composite(composite) => {
-                    value["kind"] = "composite".into();
-                    value["members"] = composite
-                        .members
-                        .iter()
-                        .map(|id| serde_json::Value::from(registry.intent(*id).name.clone()))
-                        .collect();
-                }
-            }
-            value
-        })
-        .collect();
-    let params: Vec<serde_json::Value> = registry
-        .params()
-        .iter()
-        .map(|it| serde_json::json!({"name": it.name, "kind": it.kind, "values": it.values}))
-        .collect();
-    let planes: Vec<serde_json::Value> = registry
-        .planes()
-        .iter()
-        .map(|it| {
-            serde_json::json!({
-                "name": it.name, "tenant": it.tenant, "counts": it.counts, "scope": it.scope,
-            })
-        })
-        .collect();
-    serde_json::json!({
-        "intents": intents,
-        "params": params,
-        "planes": planes,
-        "scopes": registry.settings().scopes,
-    })
-}
-
+/// The registry: intents, params, planes, scopes (never the SQL).
+#[utoipa::path(get, path = "/v1/registry", security(("bearer" = [])),
+    responses((status = 200, description = "The registry.", body = RegistryView), KeyedFailures))]
 pub(crate) async fn registry(State(state): State<AppState>, _caller: Caller) -> Response {
-    Json(registry_json(engine(&state).planner().registry())).into_response()
+    Json(RegistryView::new(engine(&state).planner().registry())).into_response()
 }
 
-/// `GET /v1/graph[?name=planner|acquire]`: the planner graph, or the acquisition agent's.
+/// `GET /v1/graph[?name=planner|acquire]`: the planner graph, or the field-acquisition
+/// agent's, as a Mermaid flowchart and an SVG.
+#[utoipa::path(get, path = "/v1/graph", security(("bearer" = [])),
+    params(("name" = Option<String>, Query,
+        description = "`planner` (the default) or `acquire` (the field-acquisition agent)")),
+    responses(
+        (status = 200, description = "The graph.", body = Graph),
+        (status = 400, description = "A name other than `planner` or `acquire`.",
+            body = crate::error::Problem, content_type = "application/problem+json"),
+        KeyedFailures,
+    ))]
 pub(crate) async fn graph(_caller: Caller, RawQuery(query): RawQuery) -> Result<Response> {
     let name = query
         .as_deref()
@@ -246,18 +186,26 @@ pub(crate) async fn graph(_caller: Caller, RawQuery(query): RawQuery) -> Result<
         _ => return Err(Error::BadRequest("name must be `planner` or `acquire`".into())),
     };
     let svg = crate::svg::flowchart_svg(&mermaid);
-    Ok(Json(serde_json::json!({ "mermaid": mermaid, "svg": svg })).into_response())
+    Ok(Json(Graph { mermaid, svg }).into_response())
 }
 
+/// The process is up.
+#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "Up.", body = Status)))]
 pub(crate) async fn healthz() -> Response {
-    Json(serde_json::json!({"status": "ok"})).into_response()
+    Json(Status { status: Probe::Ok }).into_response()
 }
 
+/// The database is reachable.
+#[utoipa::path(get, path = "/readyz", responses(
+    (status = 200, description = "Ready.", body = Status),
+    (status = 503, description = "The database is unavailable.", body = crate::error::Problem,
+        content_type = "application/problem+json"),
+))]
 pub(crate) async fn readyz(State(state): State<AppState>) -> Result<Response> {
     let acquired =
         tokio::time::timeout(std::time::Duration::from_secs(2), state.shared.pool.acquire()).await;
     match acquired {
-        Ok(Ok(_connection)) => Ok(Json(serde_json::json!({"status": "ready"})).into_response()),
+        Ok(Ok(_connection)) => Ok(Json(Status { status: Probe::Ready }).into_response()),
         Ok(Err(err)) => {
             tracing::warn!(%err, "readiness: the database is unreachable");
             Err(Error::DatabaseDown)
@@ -266,6 +214,10 @@ pub(crate) async fn readyz(State(state): State<AppState>) -> Result<Response> {
     }
 }
 
+/// Prometheus metrics.
+#[utoipa::path(get, path = "/metrics", responses(
+    (status = 200, description = "The text exposition format.", body = String, content_type = "text/plain"),
+))]
 pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
     let engine = engine(&state);
     let audit = crate::metrics::AuditWithdrawals {
@@ -280,11 +232,17 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
     response
 }
 
+/// This document.
+#[utoipa::path(get, path = "/openapi.json", responses(
+    (status = 200, description = "The OpenAPI 3.1 document.", body = Object),
+))]
 pub(crate) async fn openapi_json() -> Response {
     Json(crate::openapi::openapi()).into_response()
 }
 
 /// The page at `/`: a form posting to `/v1/answer`, no build step.
+#[utoipa::path(get, path = "/", summary = "The web page: ask, see the answer, its evidence and the plan.",
+    responses((status = 200, description = "The page.", body = String, content_type = "text/html")))]
 pub(crate) async fn page() -> Response {
     axum::response::Html(include_str!("page/index.html")).into_response()
 }

@@ -421,3 +421,29 @@ async fn graceful_shutdown_finishes_the_request_in_flight(pool: PgPool) {
     // The server no longer accepts connections.
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());
 }
+
+/// Every reply carries the request's id in `x-request-id` (the client's when it sent one, else
+/// a generated UUID), and every problem body carries the same id as `request_id`.
+#[sqlx::test]
+async fn every_reply_carries_the_request_id(pool: PgPool) {
+    let app = server(&pool);
+    let request = Request::get("/no/such/route")
+        .header("x-request-id", "trace-me-42")
+        .body(Body::empty())
+        .unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.headers()["x-request-id"], "trace-me-42");
+    let bytes = axum::body::to_bytes(response.into_body(), 1 << 20).await.unwrap();
+    let body: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(body["request_id"], "trace-me-42", "{body}");
+    // Without one, the server makes one: the header and the problem body agree.
+    let unauthorized = get(&app, "/v1/registry", None).await;
+    let id = unauthorized.headers["x-request-id"].to_str().unwrap().to_owned();
+    assert!(uuid::Uuid::parse_str(&id).is_ok(), "{id}");
+    unauthorized.problem(StatusCode::UNAUTHORIZED);
+    assert_eq!(unauthorized.json()["request_id"], id.as_str());
+    // Successful replies carry it too, and two requests get two ids.
+    let first = get(&app, "/healthz", None).await;
+    let second = get(&app, "/healthz", None).await;
+    assert_ne!(first.headers["x-request-id"], second.headers["x-request-id"]);
+}

@@ -486,8 +486,9 @@ async fn send(client: &reqwest::Client, base: &str, keys: &Keys, call: &Call) ->
     Reply::read(request.send().await.unwrap()).await
 }
 
-/// The outcome of a run: the first failure, requests sent, replies by status.
-type Run = (Result<(), String>, usize, BTreeMap<u16, usize>);
+/// The outcome of a run: the first failure, requests sent, replies by status, answers
+/// (`status: answered`, each validated against the generated `Outcome` schema).
+type Run = (Result<(), String>, usize, BTreeMap<u16, usize>, usize);
 
 #[sqlx::test]
 async fn requests_generated_from_the_openapi_document_get_declared_replies(pool: PgPool) {
@@ -501,18 +502,29 @@ async fn requests_generated_from_the_openapi_document_get_declared_replies(pool:
     let base = served.base.clone();
     // The generator and the client run on a thread of their own; the server stays on the
     // test's runtime.
-    let (outcome, sent, statuses): Run = tokio::task::spawn_blocking(move || {
+    let (outcome, sent, statuses, answered): Run = tokio::task::spawn_blocking(move || {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let client = client();
         let doc = runtime.block_on(async {
             let response = client.get(format!("{base}/openapi.json")).send().await.unwrap();
             Reply::read(response).await.json()
         });
+        // The document is generated from the types: the question states the screen's limits
+        // and the answer's trace is typed, not a bare object.
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!(schemas["AnswerRequest"]["properties"]["question"]["minLength"], 1);
+        assert_eq!(schemas["AnswerRequest"]["properties"]["question"]["maxLength"], 2000);
+        assert!(
+            schemas["PlanTrace"]["properties"]["nodes"].is_object(),
+            "{}",
+            schemas["PlanTrace"]
+        );
         let ops = operations(&doc);
         assert!(ops.len() >= 10, "{ops:?}");
         let schemas = Schemas { doc: doc.clone(), compiled: Mutex::new(BTreeMap::new()) };
         let strategy = calls(&ops, &doc);
         let sent = AtomicUsize::new(0);
+        let answered = AtomicUsize::new(0);
         let statuses = Mutex::new(BTreeMap::<u16, usize>::new());
         let config = Config { cases: CASES, failure_persistence: None, ..Config::default() };
         let mut runner = TestRunner::new(config);
@@ -520,17 +532,27 @@ async fn requests_generated_from_the_openapi_document_get_declared_replies(pool:
             let reply = runtime.block_on(send(&client, &base, &keys, &call));
             sent.fetch_add(1, Ordering::Relaxed);
             *statuses.lock().unwrap().entry(reply.status).or_default() += 1;
+            if reply.status == 200 && reply.text.contains(r#""status":"answered""#) {
+                answered.fetch_add(1, Ordering::Relaxed);
+            }
             let fail = |why: String| {
                 TestCaseError::fail(format!("{why}\n{call:?}\n-> {} {}", reply.status, reply.text))
             };
             check_call(&schemas, &ops, &call, &reply).map_err(fail)
         });
-        (outcome.map_err(|err| err.to_string()), sent.into_inner(), statuses.into_inner().unwrap())
+        (
+            outcome.map_err(|err| err.to_string()),
+            sent.into_inner(),
+            statuses.into_inner().unwrap(),
+            answered.into_inner(),
+        )
     })
     .await
     .unwrap();
     outcome.unwrap_or_else(|err| panic!("{err} (after {sent} requests; statuses {statuses:?})"));
     assert!(sent >= 1_000, "{sent}");
+    // Answers were among the replies checked against the document's typed schemas.
+    assert!(answered >= 20, "{answered} answers in {statuses:?}");
     // The generator reached every class of reply.
     for status in [200, 400, 401, 404, 405, 413, 422] {
         assert!(statuses.get(&status).is_some_and(|it| *it > 0), "no {status} in {statuses:?}");

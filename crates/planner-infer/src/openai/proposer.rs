@@ -1,7 +1,6 @@
 //! The model proposer: asks an OpenAI-compatible server for intent names, constrained at decoding
 //! time to the closed set, and parses the reply strictly.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use serde_json::{Value as Json, json};
@@ -19,7 +18,8 @@ const MAX_CONTENT_BYTES: usize = 4096;
 #[derive(Debug)]
 pub struct ModelProposer {
     client: ModelClient,
-    names: BTreeSet<String>,
+    /// The closed set, in registry order.
+    names: Vec<String>,
     schema: Json,
     system_prompt: String,
     catalog_text: String,
@@ -28,7 +28,7 @@ pub struct ModelProposer {
 impl ModelProposer {
     /// A proposer over `catalog`, calling through `client`.
     pub fn new(client: ModelClient, catalog: &Catalog) -> ModelProposer {
-        let names: BTreeSet<String> = catalog.names().map(str::to_owned).collect();
+        let names: Vec<String> = catalog.names().map(str::to_owned).collect();
         let listed: Vec<&str> = catalog.names().collect();
         let schema = json!({
             "type": "object",
@@ -75,9 +75,12 @@ impl ModelProposer {
         )
     }
 
-    async fn sample(&self, user: &str) -> Result<ChatReply> {
+    /// One sample. With K > 1 the samples are drawn at the sampling temperature, so that they
+    /// can differ and the majority vote means something; one sample is drawn at `temperature`.
+    async fn sample(&self, user: &str, samples: usize) -> Result<ChatReply> {
         let constraint = Constraint::Schema { name: "intent_choice", schema: &self.schema };
-        let temperature = self.client.config().temperature;
+        let config = self.client.config();
+        let temperature = if samples > 1 { config.sample_temperature } else { config.temperature };
         self.client
             .chat(&[("system", &self.system_prompt), ("user", user)], constraint, temperature)
             .await
@@ -91,7 +94,7 @@ impl Proposer for ModelProposer {
                 return Err(Error::Config("at least one sample is needed".to_owned()));
             }
             let user = self.user_prompt(&request);
-            let calls = (0..request.samples).map(|_| self.sample(&user));
+            let calls = (0..request.samples).map(|_| self.sample(&user, request.samples));
             let replies = futures::future::join_all(calls).await;
             let mut proposals = Proposals::default();
             let mut first_error = None;
@@ -134,13 +137,17 @@ pub struct ParsedReply {
     pub names: Vec<String>,
     /// Names outside the set (dropped).
     pub dropped: usize,
+    /// Names of the set past the first six in registry order (cut).
+    pub cut: usize,
     /// The reply was garbage, empty or oversized, so it gives an empty proposal.
     pub unusable: bool,
 }
 
-/// Parses a reply strictly: exactly `{"intents": [string, ...]}` with at most six items. Names
-/// outside `names` are dropped and counted; anything else gives an empty, unusable proposal.
-pub fn parse_reply(content: &str, names: &BTreeSet<String>) -> ParsedReply {
+/// Parses a reply strictly: exactly `{"intents": [string, ...]}`. Names outside `names` (the
+/// closed set in registry order) are dropped and counted; a reply naming more than six of the
+/// set keeps the first six in registry order, the rest counted as cut; anything else gives an
+/// empty, unusable proposal.
+pub fn parse_reply(content: &str, names: &[String]) -> ParsedReply {
     let unusable = ParsedReply { unusable: true, ..ParsedReply::default() };
     if content.trim().is_empty() || content.len() > MAX_CONTENT_BYTES {
         return unusable;
@@ -154,9 +161,6 @@ pub fn parse_reply(content: &str, names: &BTreeSet<String>) -> ParsedReply {
     let Some(Json::Array(items)) = object.get("intents") else {
         return unusable;
     };
-    if items.len() > MAX_NAMES {
-        return unusable;
-    }
     let mut parsed = ParsedReply::default();
     for item in items {
         let Json::String(name) = item else {
@@ -168,6 +172,15 @@ pub fn parse_reply(content: &str, names: &BTreeSet<String>) -> ParsedReply {
             parsed.names.push(name.clone());
         }
     }
+    if parsed.names.len() > MAX_NAMES {
+        // The first six in registry order stay, in the order the reply gave them.
+        let rank = |name: &String| names.iter().position(|it| it == name).unwrap_or(usize::MAX);
+        let mut ranked: Vec<&String> = parsed.names.iter().collect();
+        ranked.sort_by_key(|name| rank(name));
+        let kept: Vec<String> = ranked.into_iter().take(MAX_NAMES).cloned().collect();
+        parsed.cut = parsed.names.len() - MAX_NAMES;
+        parsed.names.retain(|name| kept.contains(name));
+    }
     parsed
 }
 
@@ -177,7 +190,7 @@ mod tests {
 
     use super::*;
 
-    fn names() -> BTreeSet<String> {
+    fn names() -> Vec<String> {
         ["top_incumbents", "vendor_profile"].into_iter().map(str::to_owned).collect()
     }
 
@@ -239,9 +252,21 @@ mod tests {
     }
 
     #[test]
-    fn oversized_gives_an_empty_proposal() {
+    fn more_than_six_names_keep_the_first_six_in_registry_order() {
+        let names: Vec<String> = (0..9).map(|n| format!("intent_{n}")).collect();
+        // Reply order 8, 0, 7, 1, 6, 2, 5, 3, 4: registry order keeps 0 to 5.
+        let reply = [8, 0, 7, 1, 6, 2, 5, 3, 4].map(|n| format!("\"intent_{n}\"")).join(",");
+        let parsed = parse_reply(&format!("{{\"intents\": [{reply}, \"nope\"]}}"), &names);
+        let kept = [0, 1, 2, 5, 3, 4].map(|n| format!("intent_{n}"));
+        assert_eq!(parsed.names, kept, "the first six in registry order, in reply order");
+        assert_eq!((parsed.cut, parsed.dropped, parsed.unusable), (3, 1, false));
+        // Repeats of the same name are not more names.
         let seven = ["\"top_incumbents\""; 7].join(",");
-        check(&format!("{{\"intents\": [{seven}]}}"), &[], 0, true);
+        check(&format!("{{\"intents\": [{seven}]}}"), &["top_incumbents"], 0, false);
+    }
+
+    #[test]
+    fn oversized_gives_an_empty_proposal() {
         let padded = format!("{{\"intents\": [\"top_incumbents\"]{}}}", " ".repeat(5000));
         check(&padded, &[], 0, true);
     }

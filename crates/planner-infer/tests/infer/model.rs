@@ -241,6 +241,65 @@ async fn circuit_opens_after_repeated_failures() {
     assert_eq!(server.requests().len(), 2, "an open circuit sends nothing");
 }
 
+/// The half-open trial call's future is dropped (the client left, or a caller's timeout fired
+/// first): the breaker counts the trial as failed and lets a later call try again, rather than
+/// staying half-open, refusing every call, forever.
+#[tokio::test]
+async fn a_cancelled_trial_call_does_not_stick_the_circuit_open() {
+    let trial_arrived = std::sync::Arc::new(tokio::sync::Notify::new());
+    let server = {
+        let trial_arrived = std::sync::Arc::clone(&trial_arrived);
+        FakeServer::start(move |n, _| match n {
+            0 => Reply::raw(500, "down"),
+            1 => {
+                trial_arrived.notify_one();
+                Reply::content(r#"{"intents": []}"#).delayed(Duration::from_secs(3600))
+            }
+            _ => Reply::content(r#"{"intents": ["top_incumbents"]}"#),
+        })
+        .await
+    };
+    let mut config = config(&server);
+    config.timeout = Duration::from_secs(7200);
+    config.max_retries = 0;
+    config.breaker_threshold = 1;
+    config.breaker_cooldown = Duration::ZERO;
+    let proposer = proposer_with(config);
+    assert!(matches!(propose(&proposer, 1).await, Err(Error::Status { status: 500, .. })));
+    // The circuit is open; with no cool-down the next call is the trial. It hangs on the server
+    // and is cancelled once the server holds it.
+    tokio::select! {
+        outcome = propose(&proposer, 1) => panic!("the trial cannot finish: {outcome:?}"),
+        () = trial_arrived.notified() => {}
+    }
+    let proposals = propose(&proposer, 1).await.expect("a new trial goes out");
+    assert_eq!(proposals.samples, vec![vec!["top_incumbents".to_owned()]]);
+    assert_eq!(server.requests().len(), 3);
+}
+
+/// K > 1 samples go out at the sampling temperature (0.7 unless configured), so that they can
+/// differ and the majority vote means something; one sample goes out at `temperature`.
+#[tokio::test]
+async fn several_samples_are_drawn_at_the_sampling_temperature() {
+    let server = FakeServer::always(Reply::content(r#"{"intents": ["top_incumbents"]}"#)).await;
+    let temperatures = |from: usize| -> Vec<f64> {
+        server.requests()[from..].iter().map(|it| it["temperature"].as_f64().unwrap()).collect()
+    };
+    let config = config(&server);
+    assert!((config.sample_temperature - 0.7).abs() < f32::EPSILON, "the default");
+    let proposer = proposer(&server);
+    propose(&proposer, 3).await.unwrap();
+    let sampled = temperatures(0);
+    assert_eq!(sampled.len(), 3);
+    assert!(sampled.iter().all(|it| (it - 0.7).abs() < 1e-6), "{sampled:?}");
+    propose(&proposer, 1).await.unwrap();
+    assert_eq!(temperatures(3), [0.0]);
+    let mut config = config;
+    config.sample_temperature = 1.1;
+    propose(&proposer_with(config), 2).await.unwrap();
+    assert!(temperatures(4).iter().all(|it| (it - 1.1).abs() < 1e-6));
+}
+
 #[tokio::test]
 async fn k_samples_are_k_calls() {
     let server = FakeServer::start(|n, _| {
