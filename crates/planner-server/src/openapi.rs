@@ -114,7 +114,7 @@ impl Modify for Extras {
         crate::routes::metrics,
         crate::routes::openapi_json,
     ),
-    components(schemas(Problem, views::Status, Include, planner_registry::ParamValue)),
+    components(schemas(Problem, views::Status, views::GraphName, Include, planner_registry::ParamValue)),
     modifiers(&Extras)
 )]
 struct Document;

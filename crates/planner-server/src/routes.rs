@@ -164,7 +164,7 @@ pub(crate) async fn registry(State(state): State<AppState>, _caller: Caller) -> 
 /// `GET /v1/graph[?name=planner|acquire]`: the planner graph, or the field-acquisition
 /// agent's, as a Mermaid flowchart and an SVG.
 #[utoipa::path(get, path = "/v1/graph", security(("bearer" = [])),
-    params(("name" = Option<String>, Query,
+    params(("name" = Option<crate::views::GraphName>, Query,
         description = "`planner` (the default) or `acquire` (the field-acquisition agent)")),
     responses(
         (status = 200, description = "The graph.", body = Graph),

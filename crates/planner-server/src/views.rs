@@ -66,10 +66,20 @@ pub(crate) enum Probe {
     Ready,
 }
 
+/// Which graph `GET /v1/graph?name=` draws.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum GraphName {
+    /// The planner graph (the default).
+    Planner,
+    /// The field-acquisition agent.
+    Acquire,
+}
+
 /// `GET /v1/graph`.
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct Graph {
-    /// The planner graph as a Mermaid flowchart.
+    /// The graph as a Mermaid flowchart.
     pub(crate) mermaid: String,
     /// The same flowchart drawn as an SVG.
     pub(crate) svg: String,

@@ -47,7 +47,10 @@ fn operations(doc: &Value) -> Vec<Operation> {
                 parameters
                     .iter()
                     .filter(|it| it["in"] == place)
-                    .map(|it| (it["name"].as_str().unwrap().to_owned(), it["schema"].clone()))
+                    .map(|it| {
+                        let schema = resolve(doc, &it["schema"]).clone();
+                        (it["name"].as_str().unwrap().to_owned(), schema)
+                    })
                     .collect::<Vec<_>>()
             };
             found.push(Operation {
@@ -62,6 +65,18 @@ fn operations(doc: &Value) -> Vec<Operation> {
         }
     }
     found
+}
+
+/// Whether every query value of `path` is one its parameter's enum allows (or the parameter has
+/// no enum).
+fn query_in_enums(op: &Operation, path: &str) -> bool {
+    let Some((_, query)) = path.split_once('?') else { return true };
+    query.split('&').all(|pair| {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        op.query.iter().filter(|(param, _)| param == name).all(|(_, schema)| {
+            schema["enum"].as_array().is_none_or(|values| values.iter().any(|it| it == value))
+        })
+    })
 }
 
 /// Follows `$ref`s (`#/...` pointers into `doc`).
@@ -592,7 +607,9 @@ fn check_call(
         return if reply.status == 401 { Ok(()) } else { Err("expected 401".into()) };
     }
     let Some(schema) = &op.request else {
-        return if reply.status == 200 { Ok(()) } else { Err("expected 200".into()) };
+        // A query value outside its parameter's enum is a 400; anything else a 200.
+        let expected = if query_in_enums(op, &call.path) { 200 } else { 400 };
+        return if reply.status == expected { Ok(()) } else { Err(format!("expected {expected}")) };
     };
     // The request schema decides between malformed and acceptable bodies.
     let (accepted, size) = match &call.payload {
