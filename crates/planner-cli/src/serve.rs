@@ -142,6 +142,7 @@ fn resolve(args: ServeArgs, file: ServeFile) -> Settings {
                 .or(file.key_rate)
                 .unwrap_or(defaults.key_requests_per_minute),
             key_burst: args.key_burst.or(file.key_burst).unwrap_or(defaults.key_burst),
+            ..defaults
         },
         database_url: args.database_url.or(file.database_url),
         model: args.model_url.or(file.model_url).map(|url| {

@@ -112,7 +112,7 @@ pub(crate) async fn answer(
     let request: AnswerRequest = body(&state, bytes)?;
     let result = match request.thread_id {
         Some(thread_id) => {
-            engine(&state).resume(&thread_id, &request.question, Some(caller.tenant)).await
+            engine(&state).resume(&thread_id, &request.question, &caller.engine()).await
         }
         None => {
             engine(&state)
@@ -120,6 +120,7 @@ pub(crate) async fn answer(
                     question: request.question,
                     scopes: caller.scopes,
                     tenant: Some(caller.tenant),
+                    key: Some(caller.key),
                 })
                 .await
         }
@@ -140,7 +141,7 @@ pub(crate) async fn resume(
     // A thread id that is not UTF-8 once percent-decoded names no thread.
     let Path(thread_id) = thread_id
         .map_err(|rejection| Error::NotFound(format!("no thread has this id ({rejection})")))?;
-    let result = engine(&state).resume(&thread_id, &request.answer, Some(caller.tenant)).await;
+    let result = engine(&state).resume(&thread_id, &request.answer, &caller.engine()).await;
     outcome(&state, result, wants_svg(query.as_deref()))
 }
 
@@ -188,8 +189,7 @@ pub(crate) fn registry_json(registry: &Registry) -> serde_json::Value {
                     value["plane"] = registry.plane(query.plane).name.clone().into();
                     value["scopes"] = query.scopes.clone().into();
                     value["columns"] = query
-                        .columns
-                        .iter()
+                        .shown_columns()
                         .map(|c| serde_json::json!({"name": c.name, "type": c.ty.as_str()}))
                         .collect();
                 }
