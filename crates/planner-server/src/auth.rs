@@ -1,8 +1,9 @@
 //! The caller: the API key in `Authorization: Bearer`, verified against PostgreSQL.
 //!
-//! Before any key lookup, the client's address must have a token in its bucket of
-//! unauthenticated and failing requests (429 with Retry-After otherwise): a request without a
-//! valid key takes one, so a flood of bad keys from one address costs no query past its burst. A
+//! Before any key lookup in the database, the client's address must have a token in its bucket
+//! of unauthenticated and failing requests (429 with Retry-After otherwise): a request without a
+//! valid key takes one, so a flood of bad keys from one address costs no query past its burst (a
+//! key verified lately, found in the cache, passes whatever the address's bucket holds). A
 //! valid key's verification is cached by the key's SHA-256 for [`ServerConfig::key_cache_ttl`]
 //! (5 s by default), so a valid key costs no query per request; a key revoked by another process
 //! is refused at most that long after, one revoked through [`AppState::revoke_api_key`] at once.
@@ -93,16 +94,13 @@ impl FromRequestParts<AppState> for Caller {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, Error> {
         let shared = &state.shared;
         let address = client_address(parts);
-        if let Some(retry_after) = shared.address_limiter.blocked(address) {
-            return Err(Error::AddressLimited(retry_after));
-        }
-        let verified = verify(parts, state).await;
+        let verified = verify(parts, state, address).await;
         let key = match verified {
             Ok(key) => key,
             Err(err) => {
                 // A failing request takes a token from its address's bucket (the database being
                 // down is not the client's failure).
-                if !matches!(err, Error::DatabaseDown) {
+                if !matches!(err, Error::DatabaseDown | Error::AddressLimited(_)) {
                     let _ = shared.address_limiter.take(address);
                 }
                 return Err(err);
@@ -115,8 +113,9 @@ impl FromRequestParts<AppState> for Caller {
     }
 }
 
-/// The key the request presents, verified (from the cache when it was verified lately).
-async fn verify(parts: &Parts, state: &AppState) -> Result<ApiKey, Error> {
+/// The key the request presents, verified: from the cache when it was verified lately, else
+/// from the database unless `address` has no token left for failing requests.
+async fn verify(parts: &Parts, state: &AppState, address: IpAddr) -> Result<ApiKey, Error> {
     let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
         return Err(Error::Unauthorized("an `Authorization: Bearer KEY` header is required"));
     };
@@ -132,6 +131,9 @@ async fn verify(parts: &Parts, state: &AppState) -> Result<ApiKey, Error> {
     let hash = planner_exec::api_key_hash(secret);
     if let Some(key) = state.shared.keys.get(&hash) {
         return Ok(key);
+    }
+    if let Some(retry_after) = state.shared.address_limiter.blocked(address) {
+        return Err(Error::AddressLimited(retry_after));
     }
     match planner_exec::verify_api_key(&state.shared.pool, secret).await {
         Ok(Some(key)) => {
