@@ -74,6 +74,7 @@ fn answers(c: &mut Criterion) {
         question: question.to_owned(),
         scopes: vec!["bench".to_owned()],
         tenant: Some(planner_dataset::DEMO_TENANTS[0].id),
+        key: None,
     };
     let questions = [
         (

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 use clap::Subcommand;
 use planner_exec::{ApiKeyId, TenantId};
 use planner_registry::Registry;
@@ -15,9 +15,13 @@ use crate::embedded::{Database, embedded_dir};
 pub(crate) enum KeysCommand {
     /// Create a key and print it (the only time it is shown).
     Create {
-        /// The tenant: its UUID, a demo tenant's name, or a new tenant's name (created).
+        /// The tenant: its UUID or its name (a demo tenant's or one created before).
         #[arg(long)]
         tenant: String,
+        /// Create the tenant named by `--tenant` (which must not exist yet): a name that matches
+        /// no tenant is an error without it, so a misspelt name never creates one.
+        #[arg(long)]
+        new_tenant: bool,
         /// The key's scopes (repeatable; `bench` to see bench counts).
         #[arg(long = "scope", value_name = "SCOPE")]
         scopes: Vec<String>,
@@ -70,16 +74,25 @@ pub(crate) async fn keys(command: KeysCommand, url: Option<&str>) -> anyhow::Res
     let result = async {
         let pool = database.owner()?;
         match command {
-            KeysCommand::Create { tenant, scopes } => {
-                let demo = planner_dataset::DEMO_TENANTS.iter().find(|it| it.name == tenant);
-                let tenant_id = match (tenant.parse::<uuid::Uuid>(), demo) {
-                    (Ok(id), _) => TenantId(id),
-                    (Err(_), Some(demo)) => TenantId(demo.id),
-                    (Err(_), None) => {
+            KeysCommand::Create { tenant, new_tenant, scopes } => {
+                let existing = match tenant.parse::<uuid::Uuid>() {
+                    Ok(id) => Some(TenantId(id)),
+                    Err(_) => planner_exec::find_tenant(pool, &tenant).await?,
+                };
+                let tenant_id = match (existing, new_tenant) {
+                    (Some(id), false) => id,
+                    (Some(id), true) => {
+                        bail!("tenant {tenant:?} exists ({}); drop --new-tenant", id.0)
+                    }
+                    (None, true) => {
                         let id = planner_exec::create_tenant(pool, &tenant).await?;
                         println!("created tenant {:?}: {}", tenant, id.0);
                         id
                     }
+                    (None, false) => bail!(
+                        "no tenant is named {tenant:?}; check the name, or pass --new-tenant to \
+                         create it"
+                    ),
                 };
                 let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
                 let key = planner_exec::create_api_key(pool, tenant_id, &scopes)

@@ -611,7 +611,12 @@ fn engine_unit(
         let scopes = scopes.clone();
         Box::pin(async move {
             let question = &questions[index];
-            let ask = Ask { question: question.question.clone(), scopes, tenant: Some(tenant.0) };
+            let ask = Ask {
+                question: question.question.clone(),
+                scopes,
+                tenant: Some(tenant.0),
+                key: None,
+            };
             let error = match engine.ask(ask).await {
                 Ok(Outcome::Answered(answer)) => (answer.evidence.len()
                     < question.statements().count())

@@ -323,7 +323,8 @@ async fn ask(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let engine = Engine::new(config, pool.clone());
-    let mut outcome = engine.ask(Ask { question, scopes, tenant }).await?;
+    let caller = planner_engine::Caller { scopes: scopes.clone(), tenant, key: None };
+    let mut outcome = engine.ask(Ask { question, scopes, tenant, key: None }).await?;
     loop {
         match outcome {
             Outcome::Answered(answer) => {
@@ -365,7 +366,7 @@ async fn ask(
                 if std::io::stdin().lock().read_line(&mut line)? == 0 || line.trim().is_empty() {
                     bail!("no answer given; ask again with the value in the question");
                 }
-                outcome = engine.resume(&needs.thread_id, line.trim(), tenant).await?;
+                outcome = engine.resume(&needs.thread_id, line.trim(), &caller).await?;
             }
         }
     }

@@ -195,6 +195,7 @@ fn resolve(args: ServeArgs, file: ServeFile) -> Settings {
                 .or(file.key_rate)
                 .unwrap_or(defaults.key_requests_per_minute),
             key_burst: args.key_burst.or(file.key_burst).unwrap_or(defaults.key_burst),
+            ..defaults
         },
         model,
         database_url: args.database_url.or(file.database_url),

@@ -93,6 +93,25 @@ async fn keys_are_created_for_a_tenant_and_revoked(pool: PgPool) {
     assert!(planner_exec::verify_api_key(&pool, &secret).await.unwrap().is_none());
     let again = planner(&["keys", "revoke", &id], Some(&url));
     assert_eq!(again.status.code(), Some(1));
+    // A misspelt name creates no tenant; a new tenant needs --new-tenant, once.
+    let tenants = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM admin.tenant")
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    let before = tenants().await;
+    let misspelt =
+        planner(&["keys", "create", "--tenant", "Northwind Cleared Stafing"], Some(&url));
+    assert_eq!(misspelt.status.code(), Some(1), "{misspelt:?}");
+    assert!(String::from_utf8_lossy(&misspelt.stderr).contains("--new-tenant"), "{misspelt:?}");
+    assert_eq!(tenants().await, before);
+    let new = ["keys", "create", "--tenant", "Juniper Staffing", "--new-tenant"];
+    assert!(planner(&new, Some(&url)).status.success());
+    assert_eq!(tenants().await, before + 1);
+    assert_eq!(planner(&new, Some(&url)).status.code(), Some(1));
+    let again = planner(&["keys", "create", "--tenant", "Juniper Staffing"], Some(&url));
+    assert!(again.status.success(), "{again:?}");
     // Seeding a database that holds data fails; reset needs --yes with DATABASE_URL.
     assert_eq!(planner(&["db", "seed", "--scale", "0.02"], Some(&url)).status.code(), Some(1));
     assert!(!planner(&["db", "reset"], Some(&url)).status.success());

@@ -18,6 +18,9 @@ use crate::report::PlanReport;
 use crate::run::RunLimits;
 use crate::screen::check_input;
 
+/// The default [`EngineConfig::thread_retention`]: a day.
+pub const DEFAULT_THREAD_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// How an engine is built. [`EngineConfig::new`] gives the defaults: the lexical proposer (K =
 /// 1), the template narrator, 4 nodes at once, 5 s per statement, 10 s per answer, 2 clarify
 /// rounds.
@@ -39,6 +42,10 @@ pub struct EngineConfig {
     pub max_clarify_rounds: u32,
     /// The most time the configured proposer may take before the lexical proposer answers.
     pub proposer_timeout: Duration,
+    /// How long a thread waiting for the user's answer can be resumed, and how long any
+    /// thread's checkpoints (which hold its question) are kept after its last step. Older
+    /// threads are pruned by a background task.
+    pub thread_retention: Duration,
 }
 
 impl EngineConfig {
@@ -57,6 +64,7 @@ impl EngineConfig {
             },
             max_clarify_rounds: 2,
             proposer_timeout: Duration::from_secs(10),
+            thread_retention: DEFAULT_THREAD_RETENTION,
         }
     }
 }
@@ -70,6 +78,20 @@ pub struct Ask {
     pub scopes: Vec<String>,
     /// The caller's tenant (row-level security); `None` sees public planes only.
     pub tenant: Option<uuid::Uuid>,
+    /// The id of the caller's API key (audited, and checked on resume); `None` without a key.
+    pub key: Option<uuid::Uuid>,
+}
+
+/// Who resumes a thread: the thread resumes with these scopes, never with the ones it started
+/// with.
+#[derive(Debug, Clone, Default)]
+pub struct Caller {
+    /// The caller's scopes.
+    pub scopes: Vec<String>,
+    /// The caller's tenant: a thread of another tenant is unknown.
+    pub tenant: Option<uuid::Uuid>,
+    /// The id of the caller's API key; `None` without a key.
+    pub key: Option<uuid::Uuid>,
 }
 
 /// The planner: plans without a database, answers with one.
@@ -77,7 +99,8 @@ pub struct Ask {
 pub struct Engine {
     ctx: Arc<Ctx>,
     graph: Graph<Step, State, Arc<Ctx>>,
-    checkpoints: Arc<dyn Checkpointer>,
+    checkpoints: Arc<PgCheckpointer>,
+    retention: Duration,
 }
 
 /// Applies the schema (planner-exec) and the checkpoint tables (planner-graph) to `pool`, and
@@ -107,10 +130,21 @@ impl Engine {
             max_rounds: config.max_clarify_rounds,
             audits: AuditBook::new(pool.clone()),
         });
-        let checkpoints: Arc<dyn Checkpointer> = Arc::new(PgCheckpointer::new(pool));
-        let graph =
-            graph::build().with_checkpointer(Arc::clone(&checkpoints), Durability::Interrupts);
-        Engine { ctx, graph, checkpoints }
+        let checkpoints = Arc::new(PgCheckpointer::new(pool.clone()));
+        let graph = graph::build().with_checkpointer(
+            Arc::clone(&checkpoints) as Arc<dyn Checkpointer>,
+            Durability::Interrupts,
+        );
+        let retention = config.thread_retention;
+        tokio::spawn(prune_loop(pool, Arc::downgrade(&checkpoints), retention));
+        Engine { ctx, graph, checkpoints, retention }
+    }
+
+    /// Forgets the threads older than the retention now: their ownership rows, and the
+    /// checkpoints (with their question text) of every thread whose last step is older. The
+    /// background task does the same periodically.
+    pub async fn prune_threads(&self) -> Result<u64> {
+        prune(&self.ctx.pool, &self.checkpoints, self.retention).await
     }
 
     /// The planner (for plan-only use).
@@ -149,39 +183,43 @@ impl Engine {
             question: ask.question,
             scopes: ask.scopes,
             tenant: ask.tenant,
+            key: ask.key,
             audit_id: Some(ticket.id()),
             ..State::default()
         };
-        let thread_id = uuid::Uuid::new_v4().to_string();
+        let thread = uuid::Uuid::new_v4();
+        let thread_id = thread.to_string();
         let run = self.graph.invoke(&self.ctx, state, &RunConfig::thread(thread_id.clone())).await;
         let outcome = self.outcome(thread_id, run)?;
+        if matches!(outcome, Outcome::NeedsInput(_)) {
+            planner_exec::record_thread(&self.ctx.pool, thread, ask.tenant, ask.key)
+                .await
+                .map_err(|err| Error::Unavailable(err.to_string()))?;
+        }
         ticket.confirm();
         Ok(outcome)
     }
 
-    /// Resumes a thread waiting for the user's answer. The answer runs through the same
-    /// extractors as a question. A thread of another tenant is unknown.
-    pub async fn resume(
-        &self,
-        thread_id: &str,
-        answer: &str,
-        tenant: Option<uuid::Uuid>,
-    ) -> Result<Outcome> {
+    /// Resumes a thread waiting for the user's answer, with the caller's scopes and key. The
+    /// answer runs through the same extractors as a question. A thread is unknown to a caller
+    /// of another tenant, once the key that started it is revoked, and past the retention.
+    pub async fn resume(&self, thread_id: &str, answer: &str, caller: &Caller) -> Result<Outcome> {
         check_input(answer)?;
         let ticket = self.ctx.audits.ticket();
         let waiting = self.graph_waiting_state(thread_id).await?;
-        if waiting.tenant != tenant {
-            return Err(Error::UnknownThread(thread_id.to_owned()));
+        let unknown = || Error::UnknownThread(thread_id.to_owned());
+        // A UUID: graph_waiting_state checked it.
+        let thread = uuid::Uuid::parse_str(thread_id).map_err(|_| unknown())?;
+        let owner = planner_exec::thread_owner(&self.ctx.pool, thread, self.retention)
+            .await
+            .map_err(|err| Error::Unavailable(err.to_string()))?
+            .ok_or_else(unknown)?;
+        if waiting.tenant != caller.tenant || owner.tenant != caller.tenant || owner.key_revoked {
+            return Err(unknown());
         }
-        let run = self
-            .graph
-            .resume(
-                &self.ctx,
-                thread_id,
-                graph::resume_payload(answer, ticket.id()),
-                &RunConfig::thread(thread_id),
-            )
-            .await;
+        let payload = graph::resume_payload(answer, ticket.id(), &caller.scopes, caller.key);
+        let run =
+            self.graph.resume(&self.ctx, thread_id, payload, &RunConfig::thread(thread_id)).await;
         let outcome = self.outcome(thread_id.to_owned(), run)?;
         ticket.confirm();
         Ok(outcome)
@@ -293,6 +331,32 @@ impl Engine {
             proposer_error,
             trace,
             timings: state.timings.clone(),
+        }
+    }
+}
+
+/// Prunes `checkpoints` and the thread owners past `retention`; returns the checkpoints deleted.
+async fn prune(pool: &PgPool, checkpoints: &PgCheckpointer, retention: Duration) -> Result<u64> {
+    planner_exec::prune_threads(pool, retention)
+        .await
+        .map_err(|err| Error::Unavailable(err.to_string()))?;
+    checkpoints.prune(retention).await.map_err(|err| Error::Unavailable(err.to_string()))
+}
+
+/// Prunes every `retention / 12` (at least a second, at most an hour) while the engine lives.
+async fn prune_loop(
+    pool: PgPool,
+    checkpoints: std::sync::Weak<PgCheckpointer>,
+    retention: Duration,
+) {
+    let every = (retention / 12).clamp(Duration::from_secs(1), Duration::from_secs(3600));
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let Some(checkpoints) = checkpoints.upgrade() else { return };
+        if let Err(err) = prune(&pool, &checkpoints, retention).await {
+            tracing::warn!(%err, "pruning old threads failed");
         }
     }
 }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use planner_exec::{AuditRecord, AuditRoute, Faithfulness, PgPool, SelfConsistency, TenantId};
-use planner_grammar::{Agreement, PlanTrace};
+use planner_grammar::{Agreement, DropReason, PlanTrace};
 use planner_graph::{Command, Graph, GraphBuilder, GraphState, Node, NodeError, node_ids, routes};
 use planner_infer::{GateConfig, Narrator, check_faithfulness};
 use serde::{Deserialize, Serialize};
@@ -93,6 +93,9 @@ pub(crate) struct State {
     pub(crate) question: String,
     pub(crate) scopes: Vec<String>,
     pub(crate) tenant: Option<uuid::Uuid>,
+    /// The id of the API key of the run's caller (the resuming one after a resume).
+    #[serde(default)]
+    pub(crate) key: Option<uuid::Uuid>,
     pub(crate) answers: Vec<String>,
     pub(crate) rounds: u32,
     pub(crate) refusal: Option<String>,
@@ -274,25 +277,45 @@ impl Node<State, C> for Audit {
 fn audit_record(ctx: &Ctx, state: &State, id: uuid::Uuid) -> AuditRecord {
     let registry = ctx.planner.registry();
     let route = state.route.unwrap_or(Route::Unplannable);
-    let (intents, param_kinds, node_count, self_consistency) = if route == Route::Refused {
-        (Vec::new(), Vec::new(), 0, SelfConsistency::NotSampled)
-    } else {
-        let planning = state.planning(ctx);
-        let plan = &planning.validation.plan;
-        let intents: Vec<String> =
-            plan.nodes.iter().map(|node| registry.intent(node.intent).name.clone()).collect();
-        let mut kinds: Vec<_> =
-            plan.nodes.iter().flat_map(|n| n.args.iter().map(|a| a.kind)).collect();
-        kinds.sort();
-        kinds.dedup();
-        let consistency = match planning.consensus.as_ref().map(|it| it.agreement) {
-            None | Some(Agreement::Single) => SelfConsistency::NotSampled,
-            Some(Agreement::Unanimous) => SelfConsistency::Unanimous,
-            Some(Agreement::Majority) => SelfConsistency::Majority,
-            Some(Agreement::NoMajority | Agreement::NoProposal) => SelfConsistency::NoMajority,
+    let (intents, dropped_nodes, param_kinds, node_count, self_consistency) =
+        if route == Route::Refused {
+            (Vec::new(), 0, Vec::new(), 0, SelfConsistency::NotSampled)
+        } else {
+            let planning = state.planning(ctx);
+            let plan = &planning.validation.plan;
+            // The nodes that ran: the plan's, less those dropped at run time (one per drop), and
+            // none when the plan did not run (clarify, unplannable).
+            let ran_plan = matches!(route, Route::Single | Route::Plan);
+            let mut intents: Vec<String> = if ran_plan {
+                plan.nodes.iter().map(|node| registry.intent(node.intent).name.clone()).collect()
+            } else {
+                Vec::new()
+            };
+            for dropped in &state.run_dropped {
+                if let Some(position) = intents.iter().position(|it| *it == dropped.intent) {
+                    intents.remove(position);
+                }
+            }
+            // Nodes waiting for a clarification are not dropped: they did not run yet.
+            let dropped = planning.validation.dropped.len() + state.run_dropped.len();
+            let mut kinds: Vec<_> =
+                plan.nodes.iter().flat_map(|n| n.args.iter().map(|a| a.kind)).collect();
+            kinds.sort();
+            kinds.dedup();
+            let consistency = match planning.consensus.as_ref().map(|it| it.agreement) {
+                None | Some(Agreement::Single) => SelfConsistency::NotSampled,
+                Some(Agreement::Unanimous) => SelfConsistency::Unanimous,
+                Some(Agreement::Majority) => SelfConsistency::Majority,
+                Some(Agreement::NoMajority | Agreement::NoProposal) => SelfConsistency::NoMajority,
+            };
+            (
+                intents,
+                u32::try_from(dropped).unwrap_or(u32::MAX),
+                kinds,
+                u32::try_from(plan.nodes.len()).unwrap_or(u32::MAX),
+                consistency,
+            )
         };
-        (intents, kinds, u32::try_from(plan.nodes.len()).unwrap_or(u32::MAX), consistency)
-    };
     let faithfulness = match &state.gate {
         None => Faithfulness::NotNarrated,
         Some(gate) if gate.passed => Faithfulness::Passed,
@@ -302,6 +325,9 @@ fn audit_record(ctx: &Ctx, state: &State, id: uuid::Uuid) -> AuditRecord {
     AuditRecord {
         id,
         intents,
+        dropped_nodes,
+        tenant: state.tenant,
+        key: state.key,
         param_kinds,
         node_count,
         suppressed_cells: u32::try_from(suppressed).unwrap_or(u32::MAX),
@@ -318,17 +344,78 @@ fn audit_record(ctx: &Ctx, state: &State, id: uuid::Uuid) -> AuditRecord {
     }
 }
 
-/// The value `Engine::resume` hands to the interrupted `clarify` node: the user's answer and the
-/// resumed run's audit id.
-pub(crate) fn resume_payload(answer: &str, audit_id: uuid::Uuid) -> Json {
-    json!({ "answer": answer, "audit_id": audit_id.to_string() })
+/// The value `Engine::resume` hands to the interrupted `clarify` node: the user's answer, the
+/// resumed run's audit id, and the resuming caller's scopes and key, which replace the ones the
+/// thread started with.
+pub(crate) fn resume_payload(
+    answer: &str,
+    audit_id: uuid::Uuid,
+    scopes: &[String],
+    key: Option<uuid::Uuid>,
+) -> Json {
+    json!({
+        "answer": answer,
+        "audit_id": audit_id.to_string(),
+        "scopes": scopes,
+        "key": key.map(|it| it.to_string()),
+    })
 }
 
-/// The answer and the audit id of a resume value (see [`resume_payload`]).
-fn resume_value(value: &Json) -> (String, Option<uuid::Uuid>) {
-    let answer = value["answer"].as_str().unwrap_or_default().to_owned();
-    let audit_id = value["audit_id"].as_str().and_then(|it| uuid::Uuid::parse_str(it).ok());
-    (answer, audit_id)
+/// A resume value, read back (see [`resume_payload`]).
+struct ResumeValue {
+    answer: String,
+    audit_id: Option<uuid::Uuid>,
+    scopes: Vec<String>,
+    key: Option<uuid::Uuid>,
+}
+
+fn resume_value(value: &Json) -> ResumeValue {
+    let uuid = |name: &str| value[name].as_str().and_then(|it| uuid::Uuid::parse_str(it).ok());
+    ResumeValue {
+        answer: value["answer"].as_str().unwrap_or_default().to_owned(),
+        audit_id: uuid("audit_id"),
+        // No scope unless the value names them: a resume never widens what a run may read.
+        scopes: value["scopes"]
+            .as_array()
+            .map(|items| items.iter().filter_map(|it| it.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default(),
+        key: uuid("key"),
+    }
+}
+
+/// What an unplannable question is told: why the intents that could answer it were dropped for
+/// missing scopes, if any were; otherwise that nothing in the registry can answer it.
+fn unplannable_text(planning: &Planning) -> String {
+    let mut lacking: Vec<String> = planning
+        .validation
+        .dropped
+        .iter()
+        .filter_map(|dropped| match &dropped.reason {
+            DropReason::Forbidden { scopes } => Some(scopes.iter().cloned()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    lacking.sort();
+    lacking.dedup();
+    if lacking.is_empty() {
+        return "Nothing in the registry can answer this question with the values it gives. \
+                Ask about federal awards (spend, incumbents, recompetes, vendors, market share), \
+                vendor relationships, your requirements, or bench counts."
+            .to_owned();
+    }
+    let mut names: Vec<&str> = planning
+        .validation
+        .dropped
+        .iter()
+        .filter(|dropped| matches!(dropped.reason, DropReason::Forbidden { .. }))
+        .map(|dropped| dropped.name.as_str())
+        .collect();
+    names.dedup();
+    let lacks = planner_grammar::lacks_scopes(&lacking);
+    let mut text = lacks[..1].to_uppercase();
+    text.push_str(&lacks[1..]);
+    format!("{text}, which this question needs ({}); nothing was run.", names.join(", "))
 }
 
 /// The deterministic rendering of the evidence, with what is missing.
@@ -424,12 +511,14 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     b.add_fn(Step::Clarify, |ctx: &C, state: &State, resume: Option<&Json>| {
         if let Some(resume) = resume {
             let started = Instant::now();
-            let (answer, audit_id) = resume_value(resume);
+            let value = resume_value(resume);
             return Ok(Command::goto(
                 timed("clarify", started, move |s| {
-                    s.answers.push(answer);
+                    s.answers.push(value.answer);
                     s.rounds += 1;
-                    s.audit_id = audit_id;
+                    s.audit_id = value.audit_id;
+                    s.scopes = value.scopes;
+                    s.key = value.key;
                 }),
                 (),
             ));
@@ -447,16 +536,13 @@ pub(crate) fn build() -> Graph<Step, State, C> {
         })))
     })
     .goto(Step::ExtractParams);
-    b.add_fn(Step::Unplannable, |_: &C, _: &State, _| {
+    b.add_fn(Step::Unplannable, |ctx: &C, state: &State, _| {
         let started = Instant::now();
+        let text = unplannable_text(&state.planning(ctx));
         Ok(Command::goto(
-            timed("unplannable", started, |s| {
+            timed("unplannable", started, move |s| {
                 s.route = Some(Route::Unplannable);
-                s.text =
-                    "Nothing in the registry can answer this question with the values it gives. \
-                          Ask about federal awards (spend, incumbents, recompetes, vendors, market \
-                          share), vendor relationships, your requirements, or bench counts."
-                        .to_owned();
+                s.text = text;
                 s.text_source = Some(TextSource::Deterministic);
             }),
             (),

@@ -39,7 +39,7 @@ pub use crate::{
     answer::{
         Answer, DroppedNode, EvidenceTable, GateReport, NeedsInput, Outcome, TextSource, Timing,
     },
-    engine::{Ask, Engine, EngineConfig, migrate, plan_report},
+    engine::{Ask, Caller, DEFAULT_THREAD_RETENTION, Engine, EngineConfig, migrate, plan_report},
     error::{Error, Result},
     eval::{EvalItem, EvalReport, Expect, Failure, Got, IntentScore, evaluate, parse_corpus},
     planning::{ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route},

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use planner_engine::{Answer, Ask, Engine, EngineConfig, Error, Outcome, Route, TextSource};
+use planner_engine::{
+    Answer, Ask, Caller, Engine, EngineConfig, Error, Outcome, Route, TextSource,
+};
 use planner_registry::Registry;
 use sqlx::PgPool;
 
@@ -19,11 +21,16 @@ fn config() -> EngineConfig {
     EngineConfig::new(Registry::from_toml(REGISTRY, "capture.toml").unwrap())
 }
 
+fn caller(tenant: Option<uuid::Uuid>) -> Caller {
+    Caller { scopes: vec!["bench".to_owned()], tenant, key: None }
+}
+
 fn ask(question: &str) -> Ask {
     Ask {
         question: question.to_owned(),
         scopes: vec!["bench".to_owned()],
         tenant: Some(planner_dataset::DEMO_TENANTS[0].id),
+        key: None,
     }
 }
 
@@ -94,17 +101,18 @@ async fn a_clarification_is_resumed_by_another_engine(pool: PgPool) {
     let other = Some(planner_dataset::DEMO_TENANTS[1].id);
     let second = Engine::new(config(), pool.clone());
     assert!(matches!(
-        second.resume(&needs.thread_id, "541512", other).await,
+        second.resume(&needs.thread_id, "541512", &caller(other)).await,
         Err(Error::UnknownThread(_))
     ));
-    let answer =
-        answered(second.resume(&needs.thread_id, "under NAICS 541512", tenant).await.unwrap());
+    let answer = answered(
+        second.resume(&needs.thread_id, "under NAICS 541512", &caller(tenant)).await.unwrap(),
+    );
     assert_eq!(answer.route, Route::Single);
     assert_eq!(answer.plan.nodes[0].intent, "top_incumbents");
     assert_eq!(answer.plan.nodes[0].args["naics"], planner_registry::Value::Text("541512".into()));
     // The thread is finished: resuming again is an unknown thread.
     assert!(matches!(
-        second.resume(&needs.thread_id, "541512", tenant).await,
+        second.resume(&needs.thread_id, "541512", &caller(tenant)).await,
         Err(Error::UnknownThread(_))
     ));
 }
@@ -116,7 +124,7 @@ async fn a_malformed_thread_id_is_an_unknown_thread(pool: PgPool) {
     let tenant = Some(planner_dataset::DEMO_TENANTS[0].id);
     let long = "x".repeat(10_000);
     for id in ["Who are the top\0 incumbents?", "", long.as_str(), "not-a-thread"] {
-        match engine.resume(id, "541512", tenant).await {
+        match engine.resume(id, "541512", &caller(tenant)).await {
             Err(Error::UnknownThread(shown)) => assert!(shown.chars().count() <= 64, "{shown}"),
             other => panic!("{id:.20}: expected an unknown thread, got {other:?}"),
         }
@@ -131,7 +139,7 @@ async fn two_unanswered_rounds_go_on_without_the_node(pool: PgPool) {
     let mut outcome = engine.ask(ask("Who are the top incumbents at the Army?")).await.unwrap();
     for _ in 0..2 {
         let Outcome::NeedsInput(needs) = outcome else { panic!("expected a question") };
-        outcome = engine.resume(&needs.thread_id, "no idea", tenant).await.unwrap();
+        outcome = engine.resume(&needs.thread_id, "no idea", &caller(tenant)).await.unwrap();
     }
     let answer = answered(outcome);
     assert_eq!(answer.route, Route::Unplannable);

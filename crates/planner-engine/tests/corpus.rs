@@ -26,6 +26,7 @@ async fn the_answer_corpus_is_byte_stable(pool: PgPool) {
             question: question.trim().to_owned(),
             scopes: vec!["bench".to_owned()],
             tenant: Some(planner_dataset::DEMO_TENANTS[0].id),
+            key: None,
         };
         let snapshot = match engine.ask(ask.clone()).await.unwrap() {
             Outcome::Answered(answer) => {

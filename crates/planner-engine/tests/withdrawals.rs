@@ -32,6 +32,7 @@ fn ask() -> Ask {
         question: QUESTION.to_owned(),
         scopes: vec!["bench".to_owned()],
         tenant: Some(planner_dataset::DEMO_TENANTS[0].id),
+        key: None,
     }
 }
 

@@ -1,9 +1,10 @@
 //! The counts-only audit writer (ARCHITECTURE.md invariant 7).
 //!
-//! One append-only row per answer with exactly: the intent names, the param kinds, the node
-//! count, the suppressed-cell count, the faithfulness verdict, the self-consistency outcome, the
-//! route and the latency. The record type has no field that could hold a param value, a
-//! question, an answer text or a person's id.
+//! One append-only row per answer with exactly: the names of the intents that ran, the count of
+//! plan nodes dropped, the param kinds, the node count, the suppressed-cell count, the
+//! faithfulness verdict, the self-consistency outcome, the route, the latency, and the ids of the
+//! tenant and the API key the answer was given to. The record type has no field that could hold a
+//! param value, a question, an answer text or a person's id.
 //!
 //! A row records an answer whose audit committed; the caller may still never receive it (its
 //! request was cancelled, or failed after the write began: the reply of a commit can always be
@@ -100,8 +101,16 @@ pub struct AuditRecord {
     /// The row's id, chosen by the caller: the id it withdraws the row by when the answer is
     /// never given (a random UUID, never derived from the question or the caller).
     pub id: Uuid,
-    /// The names of the intents that ran (or were planned), in plan order.
+    /// The names of the intents that ran, in plan order (a node dropped before it ran is not
+    /// listed; it is counted in `dropped_nodes`).
     pub intents: Vec<String>,
+    /// The number of plan nodes dropped without running (a missing scope or param, an upstream
+    /// result that bound nothing, ...).
+    pub dropped_nodes: u32,
+    /// The tenant the answer was given to (its id; `None` for public planes only).
+    pub tenant: Option<Uuid>,
+    /// The API key the answer was given to (its id, never the key; `None` without a key).
+    pub key: Option<Uuid>,
     /// The kinds of the params that were bound (never their values).
     pub param_kinds: Vec<ParamKind>,
     /// The number of plan nodes.
@@ -129,13 +138,15 @@ pub async fn write_audit(pool: &PgPool, record: &AuditRecord) -> Result<Uuid> {
         reason: "the suppressed-cell count is out of range",
     })?;
     let latency_ms = i32::try_from(record.latency.as_millis()).unwrap_or(i32::MAX);
+    let dropped = i16::try_from(record.dropped_nodes)
+        .map_err(|_| Error::InvalidRequest { reason: "the dropped-node count is out of range" })?;
     let kinds: Vec<&str> = record.param_kinds.iter().map(|kind| kind.as_str()).collect();
 
     let mut tx = pool.begin_with("BEGIN; SET LOCAL ROLE planner_audit").await?;
     sqlx::query(
         "INSERT INTO audit.answer_log (id, intents, param_kinds, node_count, suppressed_cells, \
-         faithfulness, self_consistency, route, latency_ms) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+         faithfulness, self_consistency, route, latency_ms, dropped_nodes, tenant_id, key_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
     )
     .bind(id)
     .bind(&record.intents)
@@ -146,6 +157,9 @@ pub async fn write_audit(pool: &PgPool, record: &AuditRecord) -> Result<Uuid> {
     .bind(record.self_consistency.as_str())
     .bind(record.route.as_str())
     .bind(latency_ms)
+    .bind(dropped)
+    .bind(record.tenant)
+    .bind(record.key)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;

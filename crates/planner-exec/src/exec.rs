@@ -62,11 +62,17 @@ pub struct CountSpec {
     pub k: u32,
     /// Append a `Total` row with each count column's sum (itself subject to suppression).
     pub total_row: bool,
+    /// Text label columns that split each shown row into disjoint, fixed cells (empty: each row
+    /// is one cell). Each cell is suppressed on its own; the rows that agree on every other label
+    /// are summed into one shown row, withheld when any of its cells is suppressed, and these
+    /// columns are dropped. No shown count is then a function of a suppressed cell, whatever
+    /// the params: see docs/reliability.md.
+    pub sum_over: Vec<String>,
 }
 
 impl Guard {
-    /// The guard a registry query declares: its suppression spec's count columns and `k` when it
-    /// has one (no total row), else the rows as they are.
+    /// The guard a registry query declares: its suppression spec's count columns, `k` and
+    /// `sum_over` when it has one (no total row), else the rows as they are.
     pub fn for_query(query: &planner_registry::QueryIntent) -> Guard {
         match &query.suppression {
             None => Guard::Rows,
@@ -78,6 +84,11 @@ impl Guard {
                     .collect(),
                 k: spec.k,
                 total_row: false,
+                sum_over: spec
+                    .sum_over
+                    .iter()
+                    .map(|&column| query.columns[column].name.clone())
+                    .collect(),
             }),
         }
     }

@@ -43,6 +43,15 @@ pub async fn create_tenant(pool: &PgPool, name: &str) -> Result<TenantId> {
     Ok(TenantId(id))
 }
 
+/// The tenant named exactly `name`, if there is one.
+pub async fn find_tenant(pool: &PgPool, name: &str) -> Result<Option<TenantId>> {
+    let id: Option<Uuid> = sqlx::query_scalar("SELECT id FROM admin.tenant WHERE name = $1")
+        .bind(name)
+        .fetch_optional(pool)
+        .await?;
+    Ok(id.map(TenantId))
+}
+
 /// Creates an API key for `tenant` with `scopes`; stores only its hash.
 pub async fn create_api_key(pool: &PgPool, tenant: TenantId, scopes: &[&str]) -> Result<NewApiKey> {
     let id = Uuid::new_v4();
@@ -92,5 +101,11 @@ pub async fn revoke_api_key(pool: &PgPool, id: ApiKeyId) -> Result<bool> {
 }
 
 fn hash(secret: &str) -> Vec<u8> {
-    Sha256::digest(secret.as_bytes()).to_vec()
+    api_key_hash(secret).to_vec()
+}
+
+/// The SHA-256 of a presented key: what the database stores, and what a cache of verified keys
+/// may be keyed by (never the key itself).
+pub fn api_key_hash(secret: &str) -> [u8; 32] {
+    Sha256::digest(secret.as_bytes()).into()
 }

@@ -11,7 +11,8 @@
 //! counts-only audit row under the id its caller chose, and [`withdraw_audits`] records ids whose
 //! answer the caller never received (`audit.withdrawn`; the view `audit.answers_given` is the log
 //! less those); [`create_api_key`], [`verify_api_key`] and [`revoke_api_key`] manage hashed API
-//! keys.
+//! keys; [`record_thread`], [`thread_owner`] and [`prune_threads`] keep which tenant and key
+//! started a thread that waits for the user's answer (`admin.thread`).
 //!
 //! **Architecture invariants:** this crate takes its own input types ([`ExecRequest`],
 //! [`AuditRecord`]), never plan or graph types; its errors ([`Error`]) never carry SQL text or
@@ -37,13 +38,15 @@ mod logins;
 mod render;
 mod suppress;
 mod table;
+mod threads;
 
 pub use crate::{
     audit::{AuditRecord, AuditRoute, Faithfulness, SelfConsistency, withdraw_audits, write_audit},
     error::{Error, Result},
     exec::{Bind, CountSpec, ExecRequest, Guard, Reader, TenantId, execute},
     keys::{
-        ApiKey, ApiKeyId, NewApiKey, create_api_key, create_tenant, revoke_api_key, verify_api_key,
+        ApiKey, ApiKeyId, NewApiKey, api_key_hash, create_api_key, create_tenant, find_tenant,
+        revoke_api_key, verify_api_key,
     },
     logins::{
         LoginPrivileges, RUNTIME_LOGIN, connect_runtime, enable_runtime_login, grant_checkpoints,
@@ -52,6 +55,7 @@ pub use crate::{
     render::{render_markdown, render_text},
     suppress::{Grid, Hidden, suppress_grid},
     table::{Cell, Column, ColumnType, ResultTable},
+    threads::{ThreadOwner, prune_threads, record_thread, thread_owner},
 };
 
 /// The connection pool every executor takes (re-exported so that callers need no sqlx).

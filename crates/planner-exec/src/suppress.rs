@@ -295,6 +295,9 @@ pub(crate) fn apply_counts(mut table: ResultTable, spec: &CountSpec) -> Result<R
     }
     // An empty result stays empty: a total of nothing adds nothing.
     let total_row = spec.total_row && !cells.is_empty();
+    if !spec.sum_over.is_empty() {
+        return sum_cells(table, spec, &count_indexes, &cells, total_row);
+    }
     let grid = Grid { cells, row_totals: false, column_totals: total_row };
     let hidden = suppress_grid(&grid, u64::from(spec.k));
 
@@ -321,6 +324,92 @@ pub(crate) fn apply_counts(mut table: ResultTable, spec: &CountSpec) -> Result<R
         table.rows.push(total);
     }
     Ok(table)
+}
+
+/// The `sum_over` form of [`apply_counts`]: each raw row is one disjoint cell, suppressed on its
+/// own; the rows that agree on the shown labels are summed, a sum is withheld when any of its
+/// cells is suppressed, and the `sum_over` columns are dropped. A shown count is so always a sum
+/// of shown cells (each zero or at least k), whatever rows the params selected, and no margin
+/// needs complementary suppression.
+fn sum_cells(
+    table: ResultTable,
+    spec: &CountSpec,
+    count_indexes: &[usize],
+    cells: &[Vec<u64>],
+    total_row: bool,
+) -> Result<ResultTable> {
+    let mut summed = Vec::with_capacity(spec.sum_over.len());
+    for name in &spec.sum_over {
+        match table.columns.iter().position(|column| &column.name == name) {
+            Some(index)
+                if table.columns[index].ty == ColumnType::Text
+                    && !count_indexes.contains(&index) =>
+            {
+                summed.push(index);
+            }
+            _ => {
+                return Err(Error::InvalidRequest {
+                    reason: "a sum_over column must be a text label of the result",
+                });
+            }
+        }
+    }
+    let kept: Vec<usize> = (0..table.columns.len()).filter(|i| !summed.contains(i)).collect();
+    let small = |value: u64| (1..u64::from(spec.k)).contains(&value);
+
+    // (labels, sums, any cell suppressed), in the order the query returned the rows.
+    let mut groups: Vec<(Vec<Cell>, Vec<u64>, Vec<bool>)> = Vec::new();
+    let mut all = (vec![0u64; count_indexes.len()], vec![false; count_indexes.len()]);
+    for (row, counts) in table.rows.iter().zip(cells) {
+        let labels: Vec<Cell> = kept
+            .iter()
+            .filter(|index| !count_indexes.contains(index))
+            .map(|&index| row[index].clone())
+            .collect();
+        let position = match groups.iter().position(|(other, _, _)| *other == labels) {
+            Some(position) => position,
+            None => {
+                groups.push((
+                    labels,
+                    vec![0; count_indexes.len()],
+                    vec![false; count_indexes.len()],
+                ));
+                groups.len() - 1
+            }
+        };
+        let (_, sums, hidden) = &mut groups[position];
+        for (slot, &count) in counts.iter().enumerate() {
+            sums[slot] += count;
+            hidden[slot] |= small(count);
+            all.0[slot] += count;
+            all.1[slot] |= small(count);
+        }
+    }
+
+    let shown = |sum: u64, hidden: bool| {
+        if hidden { Cell::Withheld } else { Cell::Int(i64::try_from(sum).unwrap_or(i64::MAX)) }
+    };
+    let build = |labels: &[Cell], sums: &[u64], hidden: &[bool]| -> Vec<Cell> {
+        let mut labels = labels.iter();
+        kept.iter()
+            .map(|index| match count_indexes.iter().position(|count| count == index) {
+                Some(slot) => shown(sums[slot], hidden[slot]),
+                None => labels.next().cloned().unwrap_or(Cell::Null),
+            })
+            .collect()
+    };
+    let mut rows: Vec<Vec<Cell>> =
+        groups.iter().map(|(labels, sums, hidden)| build(labels, sums, hidden)).collect();
+    if total_row {
+        let mut total = build(&[], &all.0, &all.1);
+        let first_label = kept.iter().position(|index| !count_indexes.contains(index));
+        if let Some(position) = first_label {
+            total[position] = Cell::Text("Total".to_owned());
+        }
+        rows.push(total);
+    }
+    let columns = kept.iter().map(|&index| table.columns[index].clone()).collect();
+    Ok(ResultTable { columns, rows })
 }
 
 #[cfg(test)]

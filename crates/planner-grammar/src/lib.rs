@@ -40,5 +40,5 @@ pub use crate::{
     },
     trace::{ConsensusTrace, DroppedTrace, NodeTrace, PlanTrace},
     validate::{Inputs, MAX_DEPTH, proposal_names, validate},
-    view::{DroppedView, EdgeView, NodeView, PlanView, dropped_view, plan_view},
+    view::{DroppedView, EdgeView, NodeView, PlanView, dropped_view, lacks_scopes, plan_view},
 };

@@ -52,7 +52,8 @@ pub struct EdgeView {
 pub struct DroppedView {
     /// The name as proposed.
     pub intent: String,
-    /// `unknown`, `duplicate`, `forbidden: <scopes>`, `unbindable: <params>` or `over cap`.
+    /// `unknown`, `duplicate`, `forbidden: your key lacks the <scope> scope`,
+    /// `unbindable: <params>` or `over cap`.
     #[cfg_attr(feature = "openapi", schema(schema_with = crate::schema::view_reason))]
     pub reason: String,
 }
@@ -108,7 +109,7 @@ pub fn dropped_view(registry: &Registry, dropped: &[Dropped]) -> Vec<DroppedView
                 DropReason::Unknown => "unknown".to_owned(),
                 DropReason::Duplicate => "duplicate".to_owned(),
                 DropReason::OverCap => "over cap".to_owned(),
-                DropReason::Forbidden { scopes } => format!("forbidden: {}", scopes.join(", ")),
+                DropReason::Forbidden { scopes } => format!("forbidden: {}", lacks_scopes(scopes)),
                 DropReason::Unbindable { missing } => {
                     let names: Vec<&str> =
                         missing.iter().map(|&param| registry.param(param).name.as_str()).collect();
@@ -117,4 +118,14 @@ pub fn dropped_view(registry: &Registry, dropped: &[Dropped]) -> Vec<DroppedView
             },
         })
         .collect()
+}
+
+/// "your key lacks the bench scope" (or "the a and b scopes"): what a node dropped for missing
+/// scopes tells the caller.
+pub fn lacks_scopes(scopes: &[String]) -> String {
+    match scopes {
+        [one] => format!("your key lacks the {one} scope"),
+        [rest @ .., last] => format!("your key lacks the {} and {last} scopes", rest.join(", ")),
+        [] => "your key lacks a scope".to_owned(),
+    }
 }

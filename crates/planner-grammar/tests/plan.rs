@@ -230,8 +230,8 @@ fn a_composite_member_needing_a_missing_scope_is_forbidden() {
                 ],
             },
             "dropped": [
-                {"intent": "bench_availability", "reason": "forbidden: bench"},
-                {"intent": "bench_requirement_fit", "reason": "forbidden: bench"},
+                {"intent": "bench_availability", "reason": "forbidden: your key lacks the bench scope"},
+                {"intent": "bench_requirement_fit", "reason": "forbidden: your key lacks the bench scope"},
             ],
         }),
     );

@@ -49,6 +49,27 @@ impl PgCheckpointer {
         PgCheckpointer { pool, queue }
     }
 
+    /// Deletes every checkpoint of the threads whose newest checkpoint was saved `age` ago or
+    /// earlier, and returns how many checkpoints went. Queued saves are flushed first.
+    ///
+    /// # Errors
+    /// The store has failed.
+    pub async fn prune(&self, age: std::time::Duration) -> Result<u64> {
+        self.flush().await?;
+        let result = sqlx::query(
+            "DELETE FROM planner_graph_checkpoints
+             WHERE thread_id IN (
+                 SELECT thread_id FROM planner_graph_checkpoints
+                 GROUP BY thread_id
+                 HAVING max(saved_at) <= now() - make_interval(secs => $1))",
+        )
+        .bind(age.as_secs_f64())
+        .execute(&self.pool)
+        .await
+        .map_err(store)?;
+        Ok(result.rows_affected())
+    }
+
     fn send(&self, message: Message) -> Result<()> {
         self.queue.send(message).map_err(|_| Error::Store("the checkpoint writer stopped".into()))
     }

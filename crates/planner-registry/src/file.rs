@@ -89,6 +89,8 @@ pub(crate) struct RawColumn {
 pub(crate) struct RawSuppression {
     pub(crate) count_columns: Vec<Spanned<String>>,
     pub(crate) k: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub(crate) sum_over: Vec<Spanned<String>>,
 }
 
 /// One entry of a composite's `edges`.

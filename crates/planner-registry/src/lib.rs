@@ -80,7 +80,11 @@
 //!
 //! `suppression` is `{ count_columns = ["<column>", ...], k = <int> }`: the named columns (of type
 //! `int`) hold counts of people, and any value from 1 to k-1 is suppressed. `k` defaults to
-//! `registry.default_k`.
+//! `registry.default_k`. An optional `sum_over = ["<column>", ...]` names text label columns that
+//! split each answer row into disjoint, fixed cells (say, one per exact clearance level when the
+//! param asks "at or above"): each cell is suppressed on its own, a row shows the sum of its cells
+//! only when none of them is suppressed (else it is withheld), and those columns are not shown.
+//! Answers whose params nest then differ only by sums of shown cells, never by a small count.
 //!
 //! A composite intent is a fixed sub-plan. It has `name`, `description`, `keywords`, optional
 //! `params` (the params a caller must supply, for routing and clarification; each must be a param

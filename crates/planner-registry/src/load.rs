@@ -846,7 +846,31 @@ impl Ctx<'_> {
                 }
             },
         };
-        Some(Suppression { count_columns, k })
+        let mut sum_over = Vec::new();
+        for column in &spec.sum_over {
+            match columns.iter().position(|c| &c.name == column.get_ref()) {
+                Some(index)
+                    if columns[index].ty == ColumnType::Text
+                        && !count_columns.contains(&index)
+                        && !sum_over.contains(&index) =>
+                {
+                    sum_over.push(index);
+                }
+                Some(_) => report.at(
+                    &column.span(),
+                    format!(
+                        "intent `{name}`: `sum_over` column `{}` must be a text label column, \
+                         listed once",
+                        column.get_ref()
+                    ),
+                ),
+                None => report.at(
+                    &column.span(),
+                    format!("intent `{name}`: unknown `sum_over` column `{}`", column.get_ref()),
+                ),
+            }
+        }
+        Some(Suppression { count_columns, k, sum_over })
     }
 
     fn composite(

@@ -205,6 +205,18 @@ pub struct Suppression {
     pub count_columns: Vec<usize>,
     /// Counts from 1 to `k - 1` are suppressed.
     pub k: u32,
+    /// Indexes of the text label columns that split each shown row into disjoint, fixed cells
+    /// (empty: every row is its own cell). Each cell is suppressed on its own; a shown row sums
+    /// its cells and is withheld when any of them is suppressed, and these columns are dropped.
+    pub sum_over: Vec<usize>,
+}
+
+impl QueryIntent {
+    /// The columns an answer shows: the output columns less the suppression's `sum_over` ones.
+    pub fn shown_columns(&self) -> impl Iterator<Item = &Column> {
+        let summed = self.suppression.as_ref().map_or(&[][..], |it| it.sum_over.as_slice());
+        self.columns.iter().enumerate().filter(move |(i, _)| !summed.contains(i)).map(|(_, c)| c)
+    }
 }
 
 impl IntentId {

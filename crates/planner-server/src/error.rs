@@ -27,6 +27,10 @@ pub enum Error {
     /// The key made more requests than its rate allows; retry after the given seconds.
     #[error("this API key is over its request rate; retry in {0} s")]
     RateLimited(u64),
+    /// The client's address sent more unauthenticated or failing requests than its rate allows
+    /// (checked before any key lookup); retry after the given seconds.
+    #[error("too many requests without a valid API key from this address; retry in {0} s")]
+    AddressLimited(u64),
     /// The server is at its concurrency limit; the client may retry.
     #[error("the server is at its limit of requests in flight; retry shortly")]
     Overloaded,
@@ -54,7 +58,7 @@ impl Error {
             Error::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Error::NotFound(_) => StatusCode::NOT_FOUND,
             Error::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Error::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+            Error::RateLimited(_) | Error::AddressLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Error::Overloaded | Error::DatabaseDown | Error::Withheld(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
@@ -71,7 +75,7 @@ impl Error {
             Error::Unprocessable(_) => "unacceptable input",
             Error::NotFound(_) => "not found",
             Error::MethodNotAllowed => "method not allowed",
-            Error::RateLimited(_) => "too many requests",
+            Error::RateLimited(_) | Error::AddressLimited(_) => "too many requests",
             Error::Overloaded => "overloaded",
             Error::Timeout(_) => "timeout",
             Error::DatabaseDown => "database unavailable",
@@ -115,7 +119,7 @@ impl IntoResponse for Error {
         if matches!(self, Error::Overloaded | Error::DatabaseDown | Error::Withheld(_)) {
             headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
-        if let Error::RateLimited(seconds) = self {
+        if let Error::RateLimited(seconds) | Error::AddressLimited(seconds) = self {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response

@@ -14,7 +14,9 @@
 //!   SVG drawn on the server (`?include=svg` on the answer routes adds it as `plan_svg`).
 //!
 //! Every `/v1/` route takes `Authorization: Bearer KEY` (keys from `planner_exec`, bound to a
-//! tenant and scopes), is rate-limited per key (429 with Retry-After), sheds load with 503 past
+//! tenant and scopes; a verified key is cached for a few seconds), is rate-limited per key and,
+//! before any key lookup, per client address for requests without a valid key (429 with
+//! Retry-After), sheds load with 503 past
 //! the in-flight limit and times out. Failures are
 //! `application/problem+json`. Every request has an id (`x-request-id`, taken from the request
 //! or generated) returned in the response header and in every problem body as `request_id`,
@@ -57,7 +59,8 @@ pub use crate::svg::{flowchart_svg, plan_svg};
 pub use crate::trace::REQUEST_ID;
 
 /// The server's limits. [`ServerConfig::default`]: 16 KiB bodies, 64 requests in flight, 30 s
-/// per request, 120 requests a minute per key with bursts of 30.
+/// per request, 120 requests a minute per key with bursts of 30, 30 unauthenticated or failing
+/// requests a minute per client address with bursts of 10, verified keys cached for 5 s.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerConfig {
     /// The largest request body accepted (413 above).
@@ -70,6 +73,15 @@ pub struct ServerConfig {
     pub key_requests_per_minute: u32,
     /// Requests a key may make at once before the per-minute rate applies.
     pub key_burst: u32,
+    /// Requests a minute per client address, on average, that fail authentication (no key, an
+    /// unknown or revoked one); past it, 429 with Retry-After before any key lookup (0 is no
+    /// limit).
+    pub address_failures_per_minute: u32,
+    /// Failing requests an address may make at once before its per-minute rate applies.
+    pub address_burst: u32,
+    /// How long a verified key is trusted without a query: a key revoked by another process is
+    /// refused at most this long after (zero verifies every request).
+    pub key_cache_ttl: Duration,
 }
 
 impl Default for ServerConfig {
@@ -80,6 +92,9 @@ impl Default for ServerConfig {
             request_timeout: Duration::from_secs(30),
             key_requests_per_minute: 120,
             key_burst: 30,
+            address_failures_per_minute: 30,
+            address_burst: 10,
+            key_cache_ttl: Duration::from_secs(5),
         }
     }
 }
@@ -90,7 +105,9 @@ struct Shared {
     pool: PgPool,
     config: ServerConfig,
     permits: Arc<Semaphore>,
-    limiter: limit::RateLimiter,
+    limiter: limit::RateLimiter<uuid::Uuid>,
+    address_limiter: limit::RateLimiter<std::net::IpAddr>,
+    keys: auth::KeyCache,
     metrics: Metrics,
 }
 
@@ -105,8 +122,31 @@ impl AppState {
     pub fn new(engine: Engine, pool: PgPool, config: ServerConfig) -> AppState {
         let permits = Arc::new(Semaphore::new(config.max_in_flight));
         let limiter = limit::RateLimiter::new(config.key_requests_per_minute, config.key_burst);
-        let shared = Shared { engine, pool, config, permits, limiter, metrics: Metrics::default() };
+        let address_limiter =
+            limit::RateLimiter::new(config.address_failures_per_minute, config.address_burst);
+        let keys = auth::KeyCache::new(config.key_cache_ttl);
+        let shared = Shared {
+            engine,
+            pool,
+            config,
+            permits,
+            limiter,
+            address_limiter,
+            keys,
+            metrics: Metrics::default(),
+        };
         AppState { shared: Arc::new(shared) }
+    }
+
+    /// Revokes API key `id` and forgets its cached verification, so this server refuses it from
+    /// the next request on; returns whether a live key was revoked.
+    ///
+    /// # Errors
+    /// The database failed.
+    pub async fn revoke_api_key(&self, id: planner_exec::ApiKeyId) -> planner_exec::Result<bool> {
+        let revoked = planner_exec::revoke_api_key(&self.shared.pool, id).await?;
+        self.shared.keys.forget(id);
+        Ok(revoked)
     }
 
     /// The server's metrics.
@@ -138,11 +178,12 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// Serves `router` on `listener` until `shutdown` completes, then finishes the requests in
-/// flight.
+/// flight. Each request knows its client's address (the per-address limit of failing requests).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+    let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, service).with_graceful_shutdown(shutdown).await
 }

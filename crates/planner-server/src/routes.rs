@@ -96,7 +96,7 @@ pub(crate) async fn answer(
     let request: AnswerRequest = body(&state, bytes)?;
     let result = match request.thread_id {
         Some(thread_id) => {
-            engine(&state).resume(&thread_id, &request.question, Some(caller.tenant)).await
+            engine(&state).resume(&thread_id, &request.question, &caller.engine()).await
         }
         None => {
             engine(&state)
@@ -104,6 +104,7 @@ pub(crate) async fn answer(
                     question: request.question,
                     scopes: caller.scopes,
                     tenant: Some(caller.tenant),
+                    key: Some(caller.key),
                 })
                 .await
         }
@@ -134,7 +135,7 @@ pub(crate) async fn resume(
     // A thread id that is not UTF-8 once percent-decoded names no thread.
     let Path(thread_id) = thread_id
         .map_err(|rejection| Error::NotFound(format!("no thread has this id ({rejection})")))?;
-    let result = engine(&state).resume(&thread_id, &request.answer, Some(caller.tenant)).await;
+    let result = engine(&state).resume(&thread_id, &request.answer, &caller.engine()).await;
     outcome(&state, result, wants_svg(query.as_deref()))
 }
 
@@ -180,10 +181,10 @@ pub(crate) async fn graph(_caller: Caller, RawQuery(query): RawQuery) -> Result<
         .filter_map(|pair| pair.strip_prefix("name="))
         .next_back()
         .unwrap_or("planner");
-    let mermaid = match name {
-        "planner" => Engine::mermaid(),
-        "acquire" => planner_acquire::mermaid(),
-        _ => return Err(Error::BadRequest("name must be `planner` or `acquire`".into())),
+    let mermaid = match crate::views::GraphName::parse(name) {
+        Some(crate::views::GraphName::Planner) => Engine::mermaid(),
+        Some(crate::views::GraphName::Acquire) => planner_acquire::mermaid(),
+        None => return Err(Error::BadRequest("name must be `planner` or `acquire`".into())),
     };
     let svg = crate::svg::flowchart_svg(&mermaid);
     Ok(Json(Graph { mermaid, svg }).into_response())

@@ -76,6 +76,17 @@ pub(crate) enum GraphName {
     Acquire,
 }
 
+impl GraphName {
+    /// The graph named `name` on the wire.
+    pub(crate) fn parse(name: &str) -> Option<GraphName> {
+        match name {
+            "planner" => Some(GraphName::Planner),
+            "acquire" => Some(GraphName::Acquire),
+            _ => None,
+        }
+    }
+}
+
 /// `GET /v1/graph`.
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct Graph {
@@ -227,8 +238,7 @@ impl RegistryView {
                         view.scopes = Some(query.scopes.clone());
                         view.columns = Some(
                             query
-                                .columns
-                                .iter()
+                                .shown_columns()
                                 .map(|c| ColumnView { name: c.name.clone(), ty: c.ty.as_str() })
                                 .collect(),
                         );

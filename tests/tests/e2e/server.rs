@@ -105,7 +105,9 @@ async fn requests_without_a_valid_key_are_unauthorized(pool: PgPool) {
         get(&app, uri, None).await.problem(StatusCode::UNAUTHORIZED);
     }
     post(&app, "/v1/plan", None, &question).await.problem(StatusCode::UNAUTHORIZED);
-    // A revoked key stops working.
+    // A revoked key stops working (verified keys not cached here: at once).
+    let app =
+        server_with(&pool, ServerConfig { key_cache_ttl: Duration::ZERO, ..Default::default() });
     let tenant = TenantId(planner_dataset::DEMO_TENANTS[0].id);
     let key = create_api_key(&pool, tenant, &["bench"]).await.unwrap();
     assert_eq!(get(&app, "/v1/registry", Some(&key.secret)).await.status, StatusCode::OK);
@@ -360,6 +362,53 @@ async fn the_page_and_the_plan_picture(pool: PgPool) {
     let bench_svg = bench["plan_svg"].as_str().unwrap();
     let suppressed = bench["suppressed_cells"].as_u64().unwrap();
     assert_eq!(bench_svg.contains("class=\"suppressed\""), suppressed > 0, "{bench_svg}");
+}
+
+#[sqlx::test]
+async fn failing_requests_from_one_address_get_429_before_any_key_lookup(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let config = ServerConfig {
+        address_failures_per_minute: 1,
+        address_burst: 3,
+        ..ServerConfig::default()
+    };
+    let app = server_with(&pool, config);
+    // A valid key takes nothing from its address's bucket.
+    for _ in 0..5 {
+        assert_eq!(get(&app, "/v1/registry", Some(&keys.plain)).await.status, StatusCode::OK);
+    }
+    for key in [None, Some("pk_not_a_key"), None] {
+        get(&app, "/v1/registry", key).await.problem(StatusCode::UNAUTHORIZED);
+    }
+    // The bucket is empty: refused before the key is looked up, even with the database gone.
+    pool.close().await;
+    let limited = get(&app, "/v1/registry", Some("pk_still_not_a_key")).await;
+    assert!(limited.problem(StatusCode::TOO_MANY_REQUESTS).contains("from this address"));
+    let retry_after: u64 = limited.headers[header::RETRY_AFTER].to_str().unwrap().parse().unwrap();
+    assert!((1..=60).contains(&retry_after), "{retry_after}");
+    // A valid key verified before is served from the cache: no query, so no database needed.
+    assert_eq!(get(&app, "/v1/registry", Some(&keys.plain)).await.status, StatusCode::OK);
+}
+
+#[sqlx::test]
+async fn a_verified_key_is_cached_and_a_revocation_here_takes_effect_at_once(pool: PgPool) {
+    seeded(&pool).await;
+    let engine = Engine::new(EngineConfig::new(registry()), pool.clone());
+    let config = ServerConfig { key_cache_ttl: Duration::from_secs(3600), ..Default::default() };
+    let state = AppState::new(engine, pool.clone(), config);
+    let app = planner_server::app(state.clone());
+    let tenant = TenantId(planner_dataset::DEMO_TENANTS[0].id);
+    let elsewhere = create_api_key(&pool, tenant, &[]).await.unwrap();
+    let here = create_api_key(&pool, tenant, &[]).await.unwrap();
+    for key in [&elsewhere, &here] {
+        assert_eq!(get(&app, "/v1/registry", Some(&key.secret)).await.status, StatusCode::OK);
+    }
+    // Revoked by another process: served from the cache until the TTL runs out.
+    assert!(revoke_api_key(&pool, elsewhere.id).await.unwrap());
+    assert_eq!(get(&app, "/v1/registry", Some(&elsewhere.secret)).await.status, StatusCode::OK);
+    // Revoked through this server: refused from the next request on.
+    assert!(state.revoke_api_key(here.id).await.unwrap());
+    get(&app, "/v1/registry", Some(&here.secret)).await.problem(StatusCode::UNAUTHORIZED);
 }
 
 #[sqlx::test]

@@ -100,7 +100,11 @@ impl Drop for Served {
 
 /// A server config without the per-key rate limit (these tests send many requests per key).
 pub(crate) fn unlimited() -> ServerConfig {
-    ServerConfig { key_requests_per_minute: 0, ..ServerConfig::default() }
+    ServerConfig {
+        key_requests_per_minute: 0,
+        address_failures_per_minute: 0,
+        ..ServerConfig::default()
+    }
 }
 
 /// An HTTP client that never goes through a proxy.

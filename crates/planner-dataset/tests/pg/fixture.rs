@@ -78,7 +78,8 @@ pub(crate) fn binds(
         .collect()
 }
 
-/// Runs one query intent with `args` (defaults fill the rest) the way its plane requires.
+/// Runs one query intent with `args` (defaults fill the rest) the way its plane requires, with a
+/// total row under a count result.
 pub(crate) async fn run(
     pool: &PgPool,
     registry: &Registry,
@@ -86,10 +87,22 @@ pub(crate) async fn run(
     args: &BTreeMap<&'static str, Value>,
     tenant: Uuid,
 ) -> planner_exec::Result<ResultTable> {
+    run_with(pool, registry, intent, args, tenant, true).await
+}
+
+/// Runs one query intent as the engine does (no total row when `total_row` is false).
+pub(crate) async fn run_with(
+    pool: &PgPool,
+    registry: &Registry,
+    intent: &Intent,
+    args: &BTreeMap<&'static str, Value>,
+    tenant: Uuid,
+    total_row: bool,
+) -> planner_exec::Result<ResultTable> {
     let query = intent.query().unwrap();
     let binds = binds(registry, intent, args);
     let guard = match Guard::for_query(query) {
-        Guard::Counts(spec) => Guard::Counts(CountSpec { total_row: true, ..spec }),
+        Guard::Counts(spec) => Guard::Counts(CountSpec { total_row, ..spec }),
         rows => rows,
     };
     let request = ExecRequest {

@@ -2,6 +2,7 @@
 //! runs through the guarded executor, tenants stay isolated, and the data set is deterministic.
 //! Database tests need `DATABASE_URL`; each gets a fresh database.
 
+mod differencing;
 mod fixture;
 mod intents;
 mod isolation;

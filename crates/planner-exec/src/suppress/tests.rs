@@ -149,7 +149,7 @@ proptest! {
                 .map(|(i, n)| vec![Cell::Text(format!("b{i}")), Cell::Int(*n)])
                 .collect(),
         };
-        let spec = CountSpec { count_columns: vec!["candidates".into()], k: 11, total_row: true };
+        let spec = CountSpec { count_columns: vec!["candidates".into()], k: 11, total_row: true, sum_over: Vec::new() };
         let out = apply_counts(table, &spec).unwrap();
         prop_assert_eq!(out.rows.len(), counts.len() + 1);
         let shown: Vec<Option<i64>> = out.rows.iter().map(|row| match row[1] {
@@ -204,4 +204,59 @@ fn zeros_are_shown_and_large_counts_too() {
         Grid { cells: vec![vec![0], vec![25], vec![11]], row_totals: false, column_totals: true };
     let hidden = suppress_grid(&grid, 11);
     assert_eq!(hidden.cells, vec![vec![false], vec![false], vec![false]]);
+}
+
+#[test]
+fn summed_cells_show_a_row_only_when_every_cell_is_shown() {
+    let text = |s: &str| Cell::Text(s.into());
+    let atom = |group: &str, level: &str, n: i64| vec![text(group), text(level), Cell::Int(n)];
+    let table = ResultTable {
+        columns: vec![
+            Column { name: "availability".into(), ty: ColumnType::Text },
+            Column { name: "level".into(), ty: ColumnType::Text },
+            Column { name: "candidates".into(), ty: ColumnType::Int },
+        ],
+        rows: vec![
+            atom("now", "secret", 40),
+            atom("now", "top_secret", 0),
+            atom("later", "secret", 30),
+            atom("later", "top_secret", 4),
+            atom("soon", "secret", 0),
+        ],
+    };
+    let spec = CountSpec {
+        count_columns: vec!["candidates".into()],
+        k: 11,
+        total_row: true,
+        sum_over: vec!["level".into()],
+    };
+    let out = apply_counts(table, &spec).unwrap();
+    assert_eq!(
+        out.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        ["availability", "candidates"]
+    );
+    assert_eq!(
+        out.rows,
+        vec![
+            vec![text("now"), Cell::Int(40)],
+            vec![text("later"), Cell::Withheld],
+            vec![text("soon"), Cell::Int(0)],
+            vec![text("Total"), Cell::Withheld],
+        ]
+    );
+}
+
+#[test]
+fn a_sum_over_column_must_be_a_text_label() {
+    let table = ResultTable {
+        columns: vec![Column { name: "candidates".into(), ty: ColumnType::Int }],
+        rows: vec![vec![Cell::Int(3)]],
+    };
+    let spec = CountSpec {
+        count_columns: vec!["candidates".into()],
+        k: 11,
+        total_row: false,
+        sum_over: vec!["candidates".into()],
+    };
+    assert!(apply_counts(table, &spec).is_err());
 }

@@ -21,6 +21,9 @@ fn record() -> AuditRecord {
         self_consistency: SelfConsistency::Majority,
         route: AuditRoute::Plan,
         latency: Duration::from_millis(1234),
+        dropped_nodes: 1,
+        tenant: None,
+        key: None,
     }
 }
 

@@ -214,7 +214,12 @@ async fn count_results_are_suppressed(pool: PgPool) {
                LEFT JOIN bench.candidate AS c
                  ON b.bucket = CASE WHEN c.available_from <= DATE '2026-07-01' THEN 'now' ELSE 'later' END
                GROUP BY b.position, b.bucket ORDER BY b.position";
-    let spec = CountSpec { count_columns: vec!["candidates".into()], k: 11, total_row: true };
+    let spec = CountSpec {
+        count_columns: vec!["candidates".into()],
+        k: 11,
+        total_row: true,
+        sum_over: Vec::new(),
+    };
     let counts = |tenant| ExecRequest {
         sql,
         binds: &[],
