@@ -50,7 +50,7 @@ fn deliberate_regression() {
 
 /// Iterations of the deliberate regression's loop (calibrated against the benchmark's count).
 #[cfg(feature = "regress-3pct")]
-const REGRESSION_STEPS: u32 = 240;
+const REGRESSION_STEPS: u32 = 181;
 
 fn extract_setup() -> String {
     warmed(inputs::question_300(), |question| {
