@@ -41,18 +41,20 @@ const DEFAULT_CRITERION: [&str; 4] = ["--warm-up-time", "1", "--measurement-time
 const RESAMPLES: usize = 10_000;
 const SEED: u64 = 0x5eed_ab0f_be4c;
 
-/// The criterion bench binaries of planner-benches built in `tree`, by bench name (the counts
-/// bench, which needs its runner, left out), copied into `into`.
+/// The criterion bench binaries of planner-benches built in `tree` (only `benches` when given),
+/// by bench name (the counts bench, which needs its runner, left out), copied into `into`.
 fn build(
     sh: &Shell,
     tree: &Path,
     target_dir: &Path,
+    benches: &[String],
     into: &Path,
 ) -> anyhow::Result<BTreeMap<String, PathBuf>> {
     let _dir = sh.push_dir(tree);
+    let only: Vec<&str> = benches.iter().flat_map(|it| ["--bench", it.as_str()]).collect();
     let output = cmd!(
         sh,
-        "cargo bench --locked -p planner-benches --no-run --message-format=json-render-diagnostics"
+        "cargo bench --locked -p planner-benches --no-run {only...} --message-format=json-render-diagnostics"
     )
     .env("CARGO_TARGET_DIR", target_dir)
     .read()
@@ -177,8 +179,9 @@ pub(crate) fn run(
     cmd!(sh, "git worktree prune").run()?;
     cmd!(sh, "git worktree add --detach {tree} {sha}").run()?;
     let result = (|| {
-        let base = build(sh, &tree, target_dir, &work.join("bin/baseline"))?;
-        let candidate = build(sh, root, target_dir, &work.join("bin/candidate"))?;
+        let only = &settings.benches;
+        let base = build(sh, &tree, target_dir, only, &work.join("bin/baseline"))?;
+        let candidate = build(sh, root, target_dir, only, &work.join("bin/candidate"))?;
         measure(sh, root, &tree, &work, &sha, &base, &candidate, settings)
     })();
     cmd!(sh, "git worktree remove --force {tree}").run().ok();
