@@ -662,16 +662,26 @@ fn summary_json(
     json!({ "generated": utc(now), "machine": machine(), "benchmarks": benchmarks })
 }
 
-/// The target directory cargo builds into.
-pub(crate) fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
+/// The target directory cargo builds into, as cargo itself reports it (so configuration and
+/// wrappers are honoured); CARGO_TARGET_DIR or `target/` if it cannot say.
+pub(crate) fn target_dir(sh: &Shell, root: &Path) -> PathBuf {
+    let reported = cmd!(sh, "cargo metadata --format-version 1 --no-deps")
+        .quiet()
+        .ignore_stderr()
+        .read()
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|value| value["target_directory"].as_str().map(PathBuf::from));
+    reported.unwrap_or_else(|| {
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
+    })
 }
 
 /// `cargo xtask bench ARGS`.
 pub(crate) fn run(sh: &Shell, args: &[String]) -> anyhow::Result<()> {
     let args = parse_args(args)?;
     let root = sh.current_dir();
-    let target_dir = target_dir(&root);
+    let target_dir = target_dir(sh, &root);
     if args.self_check {
         return counts::self_check(sh, &root, &target_dir);
     }
