@@ -7,16 +7,13 @@
 //! `cargo bench -p planner-benches --bench engine`
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use planner_engine::{Ask, Engine, EngineConfig, Outcome, Planner, parse_corpus, plan_report};
-use planner_registry::Registry;
+use planner_benches::inputs::{CAPTURE_REGISTRY, COMPOUND_QUESTION, dev_corpus, load, planner};
+use planner_engine::{Ask, Engine, EngineConfig, Outcome, plan_report};
 use sqlx::PgPool;
 
-const REGISTRY: &str = include_str!("../../fixtures/registry/capture.toml");
-const CORPUS: &str = include_str!("../../fixtures/eval/dev.jsonl");
-
 fn planning(c: &mut Criterion) {
-    let planner = Planner::new(Registry::from_toml(REGISTRY, "capture.toml").unwrap(), None, 1);
-    let items = parse_corpus(CORPUS).unwrap();
+    let planner = planner();
+    let items = dev_corpus();
     let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
     let scopes = vec!["bench".to_owned()];
     let mut group = c.benchmark_group("engine");
@@ -30,8 +27,7 @@ fn planning(c: &mut Criterion) {
             });
         });
     });
-    let compound = "For the 'Department of the Army' recompete under NAICS 541512, who are the \
-                    incumbents and how many of our bench hold TS/SCI with SI/TK?";
+    let compound = COMPOUND_QUESTION;
     group.bench_function("plan_compound_question", |b| {
         b.iter(|| {
             runtime.block_on(plan_report(&planner, std::hint::black_box(compound), &scopes)).ok()
@@ -64,7 +60,7 @@ fn answers(c: &mut Criterion) {
             return;
         }
     };
-    let registry = Registry::from_toml(REGISTRY, "capture.toml").unwrap();
+    let registry = load(CAPTURE_REGISTRY, "capture.toml");
     // The engine spawns its background writers on the runtime it is made in.
     let engine = {
         let _entered = runtime.enter();

@@ -1,9 +1,14 @@
-//! Shared inputs of the criterion benchmarks (`benches/benches/*.rs`).
+//! Shared inputs of the benchmarks of `benches/`: the criterion benches (`benches/benches/*.rs`,
+//! wall clock) and the instruction-count benches (`benches/benches/counts.rs`, callgrind through
+//! gungraun) build what they measure from the same functions, so both measure the same work.
 
 use std::str::FromStr as _;
 
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{Connection as _, PgConnection};
+
+pub mod inputs;
+pub mod topology;
 
 /// A pool on the database `name` of the server at `url`, created when missing, so a bench
 /// never touches the data of another database on that server.

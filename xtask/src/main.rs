@@ -17,9 +17,12 @@
 //!   `planner:latest` (the `planner` binary on a Debian base); `test` and `ci` refresh it from
 //!   their debug binary when a Docker engine answers, for the scale-out test;
 //! - `llm-check`: the OpenAI-compatible proposer against a real small local model;
-//! - `bench [--save-baseline NAME] [--baseline NAME --max-regression 10%] [--no-run] [--bench
-//!   AREA] [-- criterion args]`: the criterion suite in benches/, its JSON summary, the results
-//!   table of docs/benchmarks.md and the regression gate (see `bench`);
+//! - `bench [--counts [--wall]] [--save-baseline NAME] [--baseline NAME --max-regression 2%
+//!   [--gate counts|wall|both]] [--write-docs] [--no-run] [--bench AREA] [-- criterion args]`:
+//!   the criterion suite and the instruction counts of benches/, their JSON summary, the
+//!   regression gate (on instruction counts by default) and, with `--write-docs`, the tables of
+//!   docs/benchmarks.md; `bench --ab REV` compares wall time with REV in one run; `bench
+//!   --self-check` proves the counts gate (see `bench`);
 //! - `fuzz [--seconds N] [TARGET]`: the cargo-fuzz targets of fuzz/, N seconds each (default
 //!   30), installing cargo-fuzz into `.cache/` on first use (`.ci/run` runs 20 s of each).
 //!
