@@ -44,6 +44,13 @@ const BOOKKEEPING: &[&str] = &[
     "INSERT INTO audit.withdrawn",
     // API key verification (planner-exec).
     "SELECT id, tenant_id, scopes FROM admin.api_key WHERE",
+    // The owner making `planner_app` a login, when the test's server first connects as it.
+    "ALTER ROLE planner_app WITH LOGIN PASSWORD",
+    // Thread ownership and retention (planner-exec, planner-engine's pruner).
+    "INSERT INTO admin.thread (id, tenant_id, key_id)",
+    "SELECT t.tenant_id, t.key_id,",
+    "DELETE FROM admin.thread WHERE started_at <=",
+    "DELETE FROM planner_graph_checkpoints WHERE thread_id IN (",
     // Graph checkpoints (planner-graph).
     "SELECT thread_id, id, parent_id, step, next_node, interrupt::text AS interrupt,",
     "INSERT INTO planner_graph_checkpoints",
