@@ -9,13 +9,16 @@
 //! percentiles from HDR histograms, errors by kind, the baseline's rates and the ratio of
 //! answers per second to baseline statement sets per second, the load average, and (with
 //! `--rss-every`) this process's resident memory over the answer phase. `--sweep 1,2,4` repeats
-//! the run per concurrency and `--plot FILE.svg` draws latency against concurrency.
+//! the run per concurrency and `--plot FILE.svg` draws latency against concurrency. Each phase
+//! (warm-ups included) draws a progress bar on stderr when stderr is a terminal, never with
+//! `--json`.
 
 mod load;
 mod plot;
 mod statements;
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -447,6 +450,12 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether phases draw a progress bar: on stderr, only when it is a terminal, and never with
+/// `--json` (whose output is the report alone).
+fn show_bars(json: bool, stderr_is_terminal: bool) -> bool {
+    !json && stderr_is_terminal
+}
+
 fn report_mode(setup: &Setup) -> &'static str {
     if setup.mode == "http" { "HTTP" } else { "in process" }
 }
@@ -457,9 +466,12 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
     let no_statements = vec![0; statement_counts.len()];
     let before = load::load_average();
     let sampler = args.rss_every.map(RssSampler::start);
+    let shown = show_bars(args.json, std::io::stderr().is_terminal());
     if !args.warmup.is_zero() {
         let warmup = Stop::Duration(args.warmup);
-        run_phase(&setup.answer_unit, &no_statements, concurrency, warmup, args.rate, None).await;
+        let bar = load::phase_bar(shown, "answers warm-up", warmup);
+        run_phase(&setup.answer_unit, &no_statements, concurrency, warmup, args.rate, None, &bar)
+            .await;
     }
     let answers = run_phase(
         &setup.answer_unit,
@@ -468,6 +480,7 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
         stop,
         args.rate,
         sampler.as_ref(),
+        &load::phase_bar(shown, "answers", stop),
     )
     .await;
     let rss = match (sampler, args.rss_every) {
@@ -497,9 +510,11 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
         Some(unit) => {
             if !args.warmup.is_zero() {
                 let warmup = Stop::Duration(args.warmup);
-                run_phase(unit, &statement_counts, concurrency, warmup, None, None).await;
+                let bar = load::phase_bar(shown, "raw SQL warm-up", warmup);
+                run_phase(unit, &statement_counts, concurrency, warmup, None, None, &bar).await;
             }
-            Some(run_phase(unit, &statement_counts, concurrency, stop, None, None).await)
+            let bar = load::phase_bar(shown, "raw SQL", stop);
+            Some(run_phase(unit, &statement_counts, concurrency, stop, None, None, &bar).await)
         }
         None => None,
     };
@@ -880,6 +895,14 @@ mod tests {
         assert_eq!(parse_rate("12.5"), Ok(12.5));
         assert!(parse_rate("0").is_err());
         assert!(parse_rate("fast").is_err());
+    }
+
+    #[test]
+    fn progress_bars_only_on_a_terminal_and_never_with_json() {
+        assert!(show_bars(false, true));
+        assert!(!show_bars(true, true));
+        assert!(!show_bars(false, false));
+        assert!(!show_bars(true, false));
     }
 
     #[test]

@@ -14,6 +14,8 @@
 //! - `planner registry check FILE`: every problem with its location, exit 1 when there is one;
 //! - `planner db status`, `planner db seed [--scale N]`, `planner db reset [--scale N]`;
 //! - `planner graph --mermaid|--svg [--acquire]`: the planner graph, or the acquisition agent's;
+//! - `planner completions bash|zsh|fish|elvish|powershell`: the shell completion script, and
+//!   `planner man`: the manual page (roff), both on stdout (clap_complete, clap_mangen);
 //! - `planner acquire --profile FILE [--json] [--database-url URL] [--model-url URL] "IDEA"`:
 //!   the field-acquisition agent, asking its questions on the terminal;
 //! - `planner bench [--url URL --key KEY] [--concurrency N | --sweep 1,2,4] [--duration 30s |
@@ -36,7 +38,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 use planner_engine::{
     Ask, Engine, EngineConfig, Outcome, Planner, evaluate, parse_corpus, plan_report,
 };
@@ -170,6 +172,15 @@ enum Command {
     Bench(Box<bench::BenchArgs>),
     /// Collect the inputs a calculator needs for a business idea, asking on the terminal.
     Acquire(Box<acquire::AcquireArgs>),
+    /// Print the shell completion script for SHELL (source it, or install it where the shell
+    /// loads completions).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; `planner man | man -l -`).
+    Man,
     /// Print the planner graph.
     Graph {
         /// The field-acquisition agent's graph instead.
@@ -301,6 +312,14 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Registry { command } => Ok(admin::registry(command)),
         Command::Db { command, database_url } => admin::db(command, database_url.as_deref()).await,
         Command::Acquire(args) => acquire::run(*args).await,
+        Command::Completions { shell } => {
+            std::io::stdout().lock().write_all(&completions(shell))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            std::io::stdout().lock().write_all(&man_page()?)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Graph { mermaid: _, svg, acquire } => {
             let mermaid = if acquire { planner_acquire::mermaid() } else { Engine::mermaid() };
             if svg {
@@ -311,6 +330,20 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The completion script of `planner` for `shell`.
+fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "planner", &mut out);
+    out
+}
+
+/// The manual page of `planner`, in roff.
+fn man_page() -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+    Ok(out)
 }
 
 #[expect(clippy::print_stdout, reason = "the command's output")]
@@ -378,6 +411,34 @@ async fn ask(
                 }
                 outcome = engine.resume(&needs.thread_id, line.trim(), &caller).await?;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod docs_tests {
+    //! Shell completions and the manual page.
+
+    use clap::ValueEnum as _;
+
+    use super::{completions, man_page};
+
+    #[test]
+    fn every_shell_completes_the_subcommands() {
+        for shell in clap_complete::Shell::value_variants() {
+            let script = String::from_utf8(completions(*shell)).unwrap();
+            for name in ["ask", "plan", "serve", "bench", "completions", "man"] {
+                assert!(script.contains(name), "{shell}: {name} missing");
+            }
+        }
+    }
+
+    #[test]
+    fn the_man_page_lists_the_subcommands() {
+        let page = String::from_utf8(man_page().unwrap()).unwrap();
+        assert!(page.starts_with(".ie") || page.contains(".TH planner"), "{page}");
+        for name in ["planner\\-ask", "planner\\-serve", "planner\\-completions", "planner\\-man"] {
+            assert!(page.contains(name), "{name} missing from:\n{page}");
         }
     }
 }

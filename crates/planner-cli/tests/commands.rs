@@ -218,3 +218,21 @@ fn bench_rejects_bad_flags_with_a_clear_error() {
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     assert!(stderr(&output).contains("not an http:// or https:// URL"), "{output:?}");
 }
+
+#[test]
+fn completions_and_the_manual_page_go_to_stdout() {
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let output = planner(&["completions", shell], None);
+        assert!(output.status.success(), "{output:?}");
+        let script = stdout(&output);
+        assert!(script.contains("serve") && script.contains("bench"), "{shell}: {script}");
+    }
+    let unknown = planner(&["completions", "tcsh"], None);
+    assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
+
+    let man = planner(&["man"], None);
+    assert!(man.status.success(), "{man:?}");
+    let page = stdout(&man);
+    assert!(page.contains(".TH planner"), "{page}");
+    assert!(page.contains("planner\\-ask") && page.contains("planner\\-completions"), "{page}");
+}

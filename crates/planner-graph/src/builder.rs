@@ -29,6 +29,47 @@ pub enum Target<N> {
 /// Collects nodes and edges; [`GraphBuilder::compile`] validates them into a [`Graph`].
 ///
 /// `N` names the nodes, `S` is the state and `C` the context handed to every node.
+///
+/// ```
+/// use planner_graph::{Command, GraphBuilder, GraphState, RunConfig, node_ids, reduce, routes};
+/// use serde::{Deserialize, Serialize};
+///
+/// node_ids! { enum Step { Check => "check", Shout => "shout", Whisper => "whisper" } }
+/// routes! { enum Loud { Yes => "yes", No => "no" } }
+///
+/// #[derive(Debug, Default, Serialize, Deserialize)]
+/// struct Text { words: Vec<String> }
+///
+/// impl GraphState for Text {
+///     type Update = Vec<String>;
+///     fn apply(&mut self, update: Vec<String>) { reduce::append(&mut self.words, update) }
+/// }
+///
+/// let mut builder = GraphBuilder::<Step, Text, ()>::new();
+/// builder.start(Step::Check);
+/// builder
+///     .add_fn(Step::Check, |_: &(), text: &Text, _| {
+///         let loud = text.words.iter().any(|it| it.ends_with('!'));
+///         Ok(Command::goto(Vec::new(), if loud { Loud::Yes } else { Loud::No }))
+///     })
+///     .route(Loud::Yes, Step::Shout)
+///     .route(Loud::No, Step::Whisper);
+/// builder.add_fn(Step::Shout, |_: &(), _: &Text, _| Ok(Command::goto(vec!["LOUD".into()], ()))).goto_end();
+/// builder.add_fn(Step::Whisper, |_: &(), _: &Text, _| Ok(Command::goto(vec!["quiet".into()], ()))).goto_end();
+/// let graph = builder.compile().expect("every route has a target");
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let run = graph.invoke(&(), Text { words: vec!["hi!".into()] }, &RunConfig::default()).await.unwrap();
+/// assert_eq!(run.state.words, ["hi!", "LOUD"]);
+/// # });
+///
+/// // A route without a target is reported by `compile`, with every other defect.
+/// let mut broken = GraphBuilder::<Step, Text, ()>::new();
+/// broken.start(Step::Check);
+/// broken.add_fn(Step::Check, |_: &(), _: &Text, _| Ok(Command::goto(Vec::new(), Loud::No)))
+///     .route(Loud::Yes, Step::Check);
+/// assert!(broken.compile().is_err());
+/// ```
 pub struct GraphBuilder<N, S: GraphState, C> {
     start: Option<N>,
     decls: Vec<Decl<N, S, C>>,

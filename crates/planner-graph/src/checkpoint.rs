@@ -77,6 +77,41 @@ pub trait Checkpointer: Send + Sync + fmt::Debug {
 }
 
 /// Keeps checkpoints in this process's memory.
+///
+/// For tests and single-process use; `PgCheckpointer` (feature `postgres`) shares threads
+/// between processes.
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use planner_graph::{Command, Durability, GraphBuilder, GraphState, MemoryCheckpointer, RunConfig, node_ids};
+/// use serde::{Deserialize, Serialize};
+///
+/// node_ids! { enum Step { One => "one", Two => "two" } }
+///
+/// #[derive(Debug, Default, Serialize, Deserialize)]
+/// struct Steps { done: u32 }
+///
+/// impl GraphState for Steps {
+///     type Update = u32;
+///     fn apply(&mut self, update: u32) { self.done += update }
+/// }
+///
+/// let mut builder = GraphBuilder::<Step, Steps, ()>::new();
+/// builder.start(Step::One);
+/// builder.add_fn(Step::One, |_: &(), _: &Steps, _| Ok(Command::goto(1, ()))).goto(Step::Two);
+/// builder.add_fn(Step::Two, |_: &(), _: &Steps, _| Ok(Command::goto(1, ()))).goto_end();
+/// let store = Arc::new(MemoryCheckpointer::new());
+/// let graph = builder.compile().unwrap().with_checkpointer(store, Durability::Sync);
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// graph.invoke(&(), Steps::default(), &RunConfig::thread("t")).await.unwrap();
+/// // With `Durability::Sync`: the input, then one checkpoint per step; the last has no next node.
+/// let history = graph.history("t").await.unwrap();
+/// assert_eq!(history.iter().map(|it| it.step).collect::<Vec<_>>(), [0, 1, 2]);
+/// assert_eq!(history.last().unwrap().next, None);
+/// # });
+/// ```
 #[derive(Debug, Default)]
 pub struct MemoryCheckpointer {
     threads: Mutex<BTreeMap<String, Vec<Checkpoint>>>,

@@ -44,7 +44,7 @@ pub enum Error {
         /// The timeout in force.
         after: Duration,
     },
-    /// The run was cancelled through its [`CancelToken`](crate::CancelToken).
+    /// The run was cancelled through its [`CancellationToken`](crate::CancellationToken).
     #[error("run cancelled at step {step}")]
     Cancelled {
         /// The step that was about to run or running.

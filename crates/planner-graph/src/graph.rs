@@ -1,17 +1,10 @@
 //! The compiled graph and the ways to run it.
 
-use std::{
-    collections::BTreeMap,
-    fmt,
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
-};
+use std::{collections::BTreeMap, fmt, sync::Arc};
 
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::{
@@ -76,7 +69,7 @@ pub struct RunConfig {
     /// Most node executions allowed in the thread, resumed parts included.
     pub step_limit: u64,
     /// Cancels the run from elsewhere.
-    pub cancel: Option<CancelToken>,
+    pub cancel: Option<CancellationToken>,
 }
 
 impl RunConfig {
@@ -95,9 +88,21 @@ impl RunConfig {
         self
     }
 
-    /// Lets `token` cancel the run.
+    /// Lets `token` cancel the run: the running node is dropped at its next await and the run
+    /// fails with [`Error::Cancelled`]. A child token
+    /// ([`CancellationToken::child_token`]) cancels one run without touching its siblings.
+    ///
+    /// ```
+    /// use planner_graph::{CancellationToken, RunConfig};
+    ///
+    /// let token = CancellationToken::new();
+    /// let config = RunConfig::thread("t-1").step_limit(50).cancel(token.child_token());
+    /// assert_eq!(config.step_limit, 50);
+    /// token.cancel(); // from another task: every run holding a child stops
+    /// assert!(config.cancel.as_ref().is_some_and(CancellationToken::is_cancelled));
+    /// ```
     #[must_use]
-    pub fn cancel(mut self, token: CancelToken) -> Self {
+    pub fn cancel(mut self, token: CancellationToken) -> Self {
         self.cancel = Some(token);
         self
     }
@@ -161,45 +166,6 @@ pub struct Interrupt {
     pub node: &'static str,
     /// What the node asked.
     pub payload: Value,
-}
-
-/// Cancels runs from another task; clones share one flag.
-#[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<CancelFlag>);
-
-#[derive(Debug, Default)]
-struct CancelFlag {
-    cancelled: AtomicBool,
-    notify: Notify,
-}
-
-impl CancelToken {
-    /// A token not yet cancelled.
-    pub fn new() -> Self {
-        CancelToken::default()
-    }
-
-    /// Cancels every run holding this token: the running node is dropped at its next await.
-    pub fn cancel(&self) {
-        self.0.cancelled.store(true, Ordering::Release);
-        self.0.notify.notify_waiters();
-    }
-
-    /// Whether [`CancelToken::cancel`] was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(Ordering::Acquire)
-    }
-
-    /// Completes once the token is cancelled.
-    pub async fn cancelled(&self) {
-        let notified = self.0.notify.notified();
-        let mut notified = std::pin::pin!(notified);
-        notified.as_mut().enable();
-        if self.is_cancelled() {
-            return;
-        }
-        notified.await;
-    }
 }
 
 impl<N: NodeId, S: GraphState, C: Send + Sync + 'static> Graph<N, S, C> {

@@ -1,5 +1,8 @@
 //! A typed, checkpointed state-graph runtime.
 //!
+//! The crate's README (durability modes) and its `examples/` (fan-out, interrupt and resume,
+//! the PostgreSQL checkpointer, streaming events; each run as a test) show it in use.
+//!
 //! A graph is a set of single-responsibility nodes over a typed state. Each node returns its
 //! state update and its route as typed values ([`Command`]); the route picks the next node and is
 //! never stored. The builder checks the whole graph at once ([`GraphBuilder::compile`] lists every
@@ -16,7 +19,8 @@
 //! - **Checkpoints**: [`MemoryCheckpointer`], and `PgCheckpointer` with `MIGRATOR` behind the
 //!   `postgres` feature; [`Durability`] says when saves happen and when they are durable.
 //! - **Limits**: a step limit ([`RunConfig::step_limit`]), per-node [`Policy`] (timeout, retry
-//!   with backoff), cancellation ([`CancelToken`]).
+//!   with backoff), cancellation (tokio-util's [`CancellationToken`], re-exported, through
+//!   [`RunConfig::cancel`]).
 //! - **Observability**: a `graph_run` span per run and a `node` span per node (node, step,
 //!   route); [`Graph::to_mermaid`] and [`Graph::to_dot`] draw the graph.
 //!
@@ -101,6 +105,10 @@
 //! # }
 //! ```
 
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod builder;
 mod checkpoint;
 mod draw;
@@ -118,10 +126,14 @@ pub use crate::{
     checkpoint::{Checkpoint, Checkpointer, Durability, MemoryCheckpointer},
     error::{Error, Problem, Result},
     event::{Event, EventStream},
-    graph::{CancelToken, Graph, Interrupt, Run, RunConfig, Start, Status, TraceStep},
+    graph::{Graph, Interrupt, Run, RunConfig, Start, Status, TraceStep},
     node::{Command, Node, NodeError, NodeId, Policy, Route},
     state::{GraphState, reduce},
 };
+
+/// The token [`RunConfig::cancel`] takes: tokio-util's, so a caller's own tokens (and their
+/// child tokens) cancel runs directly.
+pub use tokio_util::sync::CancellationToken;
 
 #[cfg(feature = "postgres")]
 pub use crate::postgres::{MIGRATOR, PgCheckpointer};

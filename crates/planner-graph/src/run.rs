@@ -4,13 +4,14 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, field};
 
 use crate::{
     checkpoint::{Checkpoint, Checkpointer, Durability},
     error::{Error, Result},
     event::Event,
-    graph::{CancelToken, Graph, Hop, Interrupt, Run, RunConfig, Slot, Start, Status, TraceStep},
+    graph::{Graph, Hop, Interrupt, Run, RunConfig, Slot, Start, Status, TraceStep},
     node::{Handler, NodeError, NodeId, RawCommand},
     state::GraphState,
 };
@@ -357,7 +358,7 @@ fn check_limit(step: u64, count: u64, config: &RunConfig, trace: &[TraceStep]) -
     Ok(())
 }
 
-fn check_cancel(cancel: Option<&CancelToken>, step: u64) -> Result<()> {
+fn check_cancel(cancel: Option<&CancellationToken>, step: u64) -> Result<()> {
     match cancel {
         Some(token) if token.is_cancelled() => Err(Error::Cancelled { step }),
         _ => Ok(()),
@@ -377,7 +378,7 @@ async fn call<S: GraphState, C>(
     state: &S,
     resume: Option<&Value>,
     step: u64,
-    cancel: Option<&CancelToken>,
+    cancel: Option<&CancellationToken>,
 ) -> Result<RawCommand<S::Update>> {
     let policy = &slot.policy;
     let mut attempt = 1;
@@ -421,7 +422,7 @@ async fn call<S: GraphState, C>(
 async fn guarded<T>(
     future: impl Future<Output = T>,
     timeout: Option<Duration>,
-    cancel: Option<&CancelToken>,
+    cancel: Option<&CancellationToken>,
 ) -> Result<T, Failure> {
     let timed = async {
         match timeout {

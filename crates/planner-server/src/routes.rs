@@ -217,7 +217,7 @@ pub(crate) async fn readyz(State(state): State<AppState>) -> Result<Response> {
 
 /// Prometheus metrics.
 #[utoipa::path(get, path = "/metrics", responses(
-    (status = 200, description = "The text exposition format.", body = String, content_type = "text/plain"),
+    (status = 200, description = "The OpenMetrics text exposition format.", body = String, content_type = "application/openmetrics-text"),
 ))]
 pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
     let engine = engine(&state);
@@ -226,10 +226,9 @@ pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
         withdrawn: engine.withdrawn_total(),
     };
     let mut response = state.shared.metrics.render(audit).into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
-    );
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(crate::metrics::CONTENT_TYPE));
     response
 }
 

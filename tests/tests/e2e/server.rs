@@ -310,7 +310,7 @@ async fn plan_registry_graph_metrics_and_openapi(pool: PgPool) {
     post(&app, "/v1/answer", key, &json!({ "question": COMPOUND })).await;
     post(&app, "/v1/answer", key, &json!({ "question": "How many of our bench are women?" })).await;
     let metrics = get(&app, "/metrics", None).await;
-    assert!(metrics.content_type.starts_with("text/plain"));
+    assert!(metrics.content_type.starts_with("application/openmetrics-text"));
     for line in [
         "planner_http_requests_total{route=\"/v1/answer\",status=\"200\"} 2",
         "planner_http_requests_total{route=\"/v1/plan\",status=\"200\"} 1",
@@ -321,7 +321,12 @@ async fn plan_registry_graph_metrics_and_openapi(pool: PgPool) {
     ] {
         assert!(metrics.text.contains(line), "{line} missing from:\n{}", metrics.text);
     }
-    assert!(metrics.text.contains("planner_node_duration_seconds_bucket{node="));
+    assert!(metrics.text.contains("planner_node_duration_seconds_count{node="));
+    for name in
+        ["planner_build_info{version=", "process_resident_memory_bytes ", "process_open_fds "]
+    {
+        assert!(metrics.text.contains(name), "{name} missing from:\n{}", metrics.text);
+    }
 
     let openapi = get(&app, "/openapi.json", None).await.json();
     assert_eq!(openapi, planner_server::openapi());

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::time::Instant;
 
 /// Latencies are recorded in microseconds up to this bound (larger values saturate).
@@ -57,6 +58,32 @@ pub(crate) struct Phase {
     pub(crate) per_statement: Vec<Vec<Histogram<u64>>>,
 }
 
+fn millis_since(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A bar for phase `name` ending at `stop`, drawn on stderr when `shown`, else hidden.
+pub(crate) fn phase_bar(shown: bool, name: &str, stop: Stop) -> ProgressBar {
+    if !shown {
+        return ProgressBar::hidden();
+    }
+    let (length, template) = match stop {
+        Stop::Requests(total) => (total, "{msg:>16} [{bar:40}] {human_pos}/{human_len} requests"),
+        Stop::Duration(duration) => (
+            u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
+            "{msg:>16} [{bar:40}] {elapsed} of {len}ms",
+        ),
+    };
+    let bar = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message(name.to_owned());
+    bar
+}
+
 fn histogram(significant_figures: u8) -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_MICROS, significant_figures)
         .expect("constant bounds within hdrhistogram's limits")
@@ -86,6 +113,8 @@ impl Pacer {
 /// `concurrency` workers until `stop`, at most `rate` units per second.
 /// A running `sampler` takes its last sample as soon as the workers are done, before the phase's
 /// results are gathered (which allocates), so it sees the load's memory, not the report's.
+/// `bar` follows the phase (units done, or milliseconds elapsed of a timed phase) and is
+/// finished with it; a hidden bar draws nothing.
 pub(crate) async fn run_phase(
     unit: &Unit,
     statements: &[usize],
@@ -93,6 +122,7 @@ pub(crate) async fn run_phase(
     stop: Stop,
     rate: Option<f64>,
     sampler: Option<&RssSampler>,
+    bar: &ProgressBar,
 ) -> Phase {
     let questions = statements.len().max(1);
     let per_question: Arc<Vec<Mutex<Histogram<u64>>>> =
@@ -119,6 +149,7 @@ pub(crate) async fn run_phase(
         let pacer = pacer.clone();
         let per_question = Arc::clone(&per_question);
         let per_statement = Arc::clone(&per_statement);
+        let bar = bar.clone();
         workers.push(tokio::spawn(async move {
             let mut latency = histogram(3);
             let mut errors: BTreeMap<String, u64> = BTreeMap::new();
@@ -145,6 +176,10 @@ pub(crate) async fn run_phase(
                 let result = unit(index).await;
                 let micros = u64::try_from(begun.elapsed().as_micros()).unwrap_or(u64::MAX);
                 units += 1;
+                match stop {
+                    Stop::Requests(_) => bar.inc(1),
+                    Stop::Duration(_) => bar.set_position(millis_since(start)),
+                }
                 latency.saturating_record(micros.max(1));
                 if let Some(slot) = per_question.get(index) {
                     slot.lock()
@@ -173,6 +208,7 @@ pub(crate) async fn run_phase(
     if let Some(sampler) = sampler {
         sampler.stop();
     }
+    bar.finish();
     let mut phase = Phase {
         units: 0,
         statements: 0,
@@ -293,8 +329,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_budget_runs_exactly_that_many_units_round_robin() {
+        let bar = ProgressBar::hidden();
         let phase =
-            run_phase(&counting_unit(3), &[1, 1, 1], 4, Stop::Requests(30), None, None).await;
+            run_phase(&counting_unit(3), &[1, 1, 1], 4, Stop::Requests(30), None, None, &bar).await;
+        assert_eq!((bar.position(), bar.is_finished()), (30, true));
         assert_eq!(phase.units, 30);
         assert_eq!(phase.statements, 30);
         assert_eq!(phase.latency.len(), 30);
@@ -307,11 +345,36 @@ mod tests {
     #[tokio::test]
     async fn a_rate_holds_the_pace() {
         let begun = std::time::Instant::now();
+        let bar = ProgressBar::hidden();
         let phase =
-            run_phase(&counting_unit(1000), &[1], 8, Stop::Requests(20), Some(200.0), None).await;
+            run_phase(&counting_unit(1000), &[1], 8, Stop::Requests(20), Some(200.0), None, &bar)
+                .await;
         assert_eq!(phase.units, 20);
         // 20 slots 5 ms apart: the last starts at 95 ms.
         assert!(begun.elapsed() >= Duration::from_millis(90), "{:?}", begun.elapsed());
+    }
+
+    #[tokio::test]
+    async fn a_timed_phase_moves_its_bar_by_the_clock() {
+        let bar = phase_bar(true, "answers", Stop::Duration(Duration::from_millis(60)));
+        assert_eq!((bar.length(), bar.message()), (Some(60), "answers".to_owned()));
+        run_phase(
+            &counting_unit(1000),
+            &[1],
+            2,
+            Stop::Duration(Duration::from_millis(60)),
+            None,
+            None,
+            &bar,
+        )
+        .await;
+        assert!(bar.position() >= 50 && bar.is_finished(), "{}", bar.position());
+    }
+
+    #[test]
+    fn no_bar_is_drawn_unless_shown() {
+        assert!(phase_bar(false, "answers", Stop::Requests(5)).is_hidden());
+        assert_eq!(phase_bar(true, "raw SQL", Stop::Requests(5)).length(), Some(5));
     }
 
     #[test]

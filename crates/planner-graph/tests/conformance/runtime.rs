@@ -9,7 +9,7 @@ use std::{
 };
 
 use planner_graph::{
-    CancelToken, Checkpoint, Checkpointer, Command, Durability, Error, Event, GraphBuilder,
+    CancellationToken, Checkpoint, Checkpointer, Command, Durability, Error, Event, GraphBuilder,
     GraphState, MemoryCheckpointer, Node, NodeError, Policy, RunConfig, Start, Status, node_ids,
     reduce, routes,
 };
@@ -38,7 +38,7 @@ impl GraphState for Log {
 #[derive(Default)]
 struct Ctx {
     calls: AtomicU32,
-    cancel: CancelToken,
+    cancel: CancellationToken,
 }
 
 type Out<R> = Result<Command<Vec<String>, R>, NodeError>;
