@@ -61,14 +61,25 @@ fn render_rows(evidence: &Evidence, rows: usize) -> String {
     if paragraphs.is_empty() {
         return "No evidence was returned.\n".to_owned();
     }
-    let mut out = paragraphs.join("\n");
-    out.push('\n');
-    out
+    // Each paragraph ends its last line; a blank line divides them.
+    paragraphs.join("\n")
+}
+
+/// A column or intent name as words: `_` as spaces, and the codes the reference domain writes as
+/// acronyms in capitals (`naics`, `uei`, `piid`).
+fn words(name: &str) -> String {
+    name.split('_')
+        .map(|word| match word {
+            "naics" | "uei" | "piid" => word.to_ascii_uppercase(),
+            _ => word.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The name of an intent as a sentence opens with it: `top_incumbents` is "Top incumbents".
 fn title(intent: &str) -> String {
-    let words = intent.replace('_', " ");
+    let words = words(intent);
     let mut chars = words.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
@@ -102,7 +113,7 @@ fn is_name_column(column: &str) -> bool {
 
 fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
     let column = |position: usize| {
-        table.columns.get(position).map_or_else(|| "value".to_owned(), |it| it.replace('_', " "))
+        table.columns.get(position).map_or_else(|| "value".to_owned(), |it| words(it))
     };
     let mut out = title(&table.intent);
     if let Some(window) = &table.window {
@@ -150,11 +161,18 @@ fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
         row.iter().any(|cell| matches!(cell, Cell::Suppressed { .. }))
             && !row.iter().any(|cell| matches!(cell, Cell::Text(_)))
     });
-    for row in table.rows.iter().take(stated) {
+    // A row whose every figure is withheld was named above.
+    let named = |row: &&Vec<Cell>| {
+        let mut figures = row.iter().filter(|cell| !matches!(cell, Cell::Text(_)));
+        let first = figures.next();
+        matches!(first, Some(Cell::Suppressed { .. }))
+            && figures.all(|cell| matches!(cell, Cell::Suppressed { .. }))
+    };
+    for row in table.rows.iter().filter(|row| !named(row)).take(stated) {
         out.push_str(&row_sentence(table, row, apart));
         end_sentence(&mut out);
     }
-    if table.rows.len() > stated {
+    if table.rows.iter().filter(|row| !named(row)).count() > stated {
         out.push_str("The table below lists every row.\n");
     }
     out
@@ -164,7 +182,7 @@ fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
 fn row_label(table: &EvidenceTable, row: &[Cell]) -> Option<(String, String)> {
     row.iter().enumerate().find_map(|(position, cell)| match cell {
         Cell::Text(text) => Some((
-            table.columns.get(position).map_or("label", String::as_str).replace('_', " "),
+            words(table.columns.get(position).map_or("label", String::as_str)),
             text.clone(),
         )),
         _ => None,
@@ -177,7 +195,7 @@ fn row_label(table: &EvidenceTable, row: &[Cell]) -> Option<(String, String)> {
 /// sets each figure apart from its column's name with a colon.
 fn row_sentence(table: &EvidenceTable, row: &[Cell], apart: bool) -> String {
     let column = |position: usize| {
-        table.columns.get(position).map_or_else(|| "value".to_owned(), |it| it.replace('_', " "))
+        table.columns.get(position).map_or_else(|| "value".to_owned(), |it| words(it))
     };
     let subject = row.iter().enumerate().position(|(position, cell)| {
         matches!(cell, Cell::Text(_))
