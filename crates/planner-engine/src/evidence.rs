@@ -55,9 +55,10 @@ pub(crate) fn window_of(
 ) -> Option<StoredWindow> {
     let direction = query.window?;
     let months = node.args.iter().find_map(|arg| match (&arg.kind, &arg.source) {
-        (ParamKind::Months, ArgSource::Available(Value::Int(n)) | ArgSource::Default(Value::Int(n))) => {
-            Some(*n)
-        }
+        (
+            ParamKind::Months,
+            ArgSource::Available(Value::Int(n)) | ArgSource::Default(Value::Int(n)),
+        ) => Some(*n),
         _ => None,
     })?;
     Some(StoredWindow {
@@ -79,10 +80,7 @@ impl StoredTable {
             .columns
             .iter()
             .map(|column| {
-                query
-                    .columns
-                    .iter()
-                    .any(|it| it.name == column.name && it.unit == Some(Unit::Usd))
+                query.columns.iter().any(|it| it.name == column.name && it.unit == Some(Unit::Usd))
             })
             .collect();
         let mut k = 11;
@@ -198,5 +196,9 @@ pub(crate) fn evidence_of(ctx: &Ctx, state: &State) -> Evidence {
             .iter()
             .map(|it| DroppedIntent { intent: it.intent.clone(), reason: it.reason.clone() }),
     );
-    Evidence { tables: state.tables.iter().map(StoredTable::gate_table).collect(), entities, dropped }
+    Evidence {
+        tables: state.tables.iter().map(StoredTable::gate_table).collect(),
+        entities,
+        dropped,
+    }
 }

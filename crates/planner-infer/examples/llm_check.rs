@@ -53,8 +53,7 @@ fn args() -> Result<Args, String> {
             "--corpus" => args.corpus = PathBuf::from(value),
             "--limit" => args.limit = value.parse().map_err(|_| format!("bad --limit {value}"))?,
             "--narrations" => {
-                args.narrations =
-                    value.parse().map_err(|_| format!("bad --narrations {value}"))?;
+                args.narrations = value.parse().map_err(|_| format!("bad --narrations {value}"))?;
             }
             "--model" => args.model = value,
             other => return Err(format!("unknown flag {other}")),

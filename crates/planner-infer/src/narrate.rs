@@ -37,7 +37,6 @@ impl TemplateNarrator {
         render_rows(evidence, ROWS_STATED)
     }
 
-
     /// The sentences naming the plan nodes that did not contribute, and why (empty when none
     /// was dropped). [`TemplateNarrator::render`] ends with them; the engine appends them to a
     /// model narration that passed the gate.
@@ -181,10 +180,9 @@ fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
 /// The first text cell of a row, as `(column, value)`: how a withheld cell is named.
 fn row_label(table: &EvidenceTable, row: &[Cell]) -> Option<(String, String)> {
     row.iter().enumerate().find_map(|(position, cell)| match cell {
-        Cell::Text(text) => Some((
-            words(table.columns.get(position).map_or("label", String::as_str)),
-            text.clone(),
-        )),
+        Cell::Text(text) => {
+            Some((words(table.columns.get(position).map_or("label", String::as_str)), text.clone()))
+        }
         _ => None,
     })
 }

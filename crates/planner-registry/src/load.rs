@@ -478,7 +478,10 @@ impl Ctx<'_> {
         if self.planes[plane.index()].counts {
             report.at(
                 &raw.plane.span(),
-                format!("registry.as_of may not run on the counting plane `{}`", raw.plane.get_ref()),
+                format!(
+                    "registry.as_of may not run on the counting plane `{}`",
+                    raw.plane.get_ref()
+                ),
             );
             return None;
         }
@@ -687,7 +690,9 @@ impl Ctx<'_> {
                 other => {
                     report.at(
                         &window.span(),
-                        format!("intent `{name}`: unknown window `{other}`: expected past or ahead"),
+                        format!(
+                            "intent `{name}`: unknown window `{other}`: expected past or ahead"
+                        ),
                     );
                     return None;
                 }

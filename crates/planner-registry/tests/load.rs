@@ -298,10 +298,8 @@ fn the_as_of_query_windows_and_units_are_checked() {
     };
     let good_columns = r#"{ name = "piid", type = "text" }, { name = "obligated", type = "decimal", unit = "usd" }"#;
     let with_as_of = |as_of: &str, extra: &str, columns: &str| {
-        intent(extra, columns).replace(
-            "scopes = [\"bench\"]\n",
-            &format!("scopes = [\"bench\"]\nas_of = {as_of}\n"),
-        )
+        intent(extra, columns)
+            .replace("scopes = [\"bench\"]\n", &format!("scopes = [\"bench\"]\nas_of = {as_of}\n"))
     };
     let registry = load(&with_as_of(
         r#"{ plane = "market", sql = "SELECT s.as_of FROM market.snapshot AS s" }"#,
@@ -335,7 +333,10 @@ fn the_as_of_query_windows_and_units_are_checked() {
     ));
     assert!(report.contains("registry.as_of: SQL rejected"), "{report}");
     let no_months = intent("window = \"ahead\"\n", good_columns)
-        .replace("params = [{ name = \"window_months\", default = 12, min = 1, max = 60 }]", "params = []")
+        .replace(
+            "params = [{ name = \"window_months\", default = 12, min = 1, max = 60 }]",
+            "params = []",
+        )
         .replace("WHERE a.months < $1::int", "");
     assert!(
         problems(&no_months).contains("a window needs a param of kind months"),

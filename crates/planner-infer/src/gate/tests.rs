@@ -166,7 +166,10 @@ fn money_and_dates_as_the_template_writes_them_pass_and_others_fail() {
         tables: vec![EvidenceTable {
             intent: "top_incumbents".to_owned(),
             columns: vec!["name".to_owned(), "obligated".to_owned()],
-            rows: vec![vec![text("Juniper Analytics Inc."), Cell::Money("4160091428.6".to_owned())]],
+            rows: vec![vec![
+                text("Juniper Analytics Inc."),
+                Cell::Money("4160091428.6".to_owned()),
+            ]],
             window: Some(Window {
                 months: 36,
                 direction: WindowDirection::Past,
@@ -223,7 +226,10 @@ fn dash_punctuation_fails_unless_quoted_from_the_evidence() {
         misses("Acme - East LLC \u{2014} 4 awards."),
         [Miss::Dash("- East LLC \u{2014} 4 awards.".to_owned())]
     );
-    assert_eq!(misses("The leader - Acme - East LLC."), [Miss::Dash("The leader - Acme - East".to_owned())]);
+    assert_eq!(
+        misses("The leader - Acme - East LLC."),
+        [Miss::Dash("The leader - Acme - East".to_owned())]
+    );
     assert_eq!(misses("- Acme - East LLC: 4 awards"), [Miss::Dash("- Acme - East".to_owned())]);
 }
 

@@ -372,7 +372,10 @@ async fn model_narrator_sends_the_rules_and_the_evidence() {
     assert!(rules.contains("withheld") && rules.contains("Never score, rank"), "{rules}");
     assert!(rules.contains("no dash punctuation"), "the writing rule is stated: {rules}");
     let user = request["messages"][1]["content"].as_str().unwrap();
-    assert!(user.contains("candidates where availability is within_30_days (fewer than 11)"), "{user}");
+    assert!(
+        user.contains("candidates where availability is within_30_days (fewer than 11)"),
+        "{user}"
+    );
 }
 
 #[tokio::test]

@@ -168,8 +168,8 @@ mod tests {
         .await;
         let rate = pass_rate(&narrator(&dashed), &samples).await;
         assert_eq!((rate.passed, rate.misses.get("dash").copied()), (0, Some(4)));
-        let invented = FakeServer::always(Reply::content("Apex Federal LLC obligated $9,999.99."))
-            .await;
+        let invented =
+            FakeServer::always(Reply::content("Apex Federal LLC obligated $9,999.99.")).await;
         let rate = pass_rate(&narrator(&invented), &samples).await;
         assert_eq!(rate.misses.get("number").copied(), Some(4), "{}", rate.summary());
         assert!(rate.summary().starts_with("narrations 4 | passed the gate 0 (0.00)"));
