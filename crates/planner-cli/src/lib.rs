@@ -290,8 +290,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 None => Some(planner_dataset::DEMO_TENANTS[0].id),
             };
-            let database = embedded::Database::open(database_url.as_deref()).await?;
+            // A configuration error stops the command before any database is opened.
             let config = model.engine_config(registry)?;
+            let database = embedded::Database::open(database_url.as_deref()).await?;
             let result = ask(database.pool(), config, scopes, tenant, question, json).await;
             database.close().await?;
             result

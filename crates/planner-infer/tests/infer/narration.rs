@@ -4,8 +4,8 @@
 //! the same measurement against the fake server, both ways.
 
 use planner_infer::{
-    Cell, DroppedIntent, Evidence, EvidenceTable, GateConfig, Miss, Narrator, TemplateNarrator,
-    Window, check_faithfulness,
+    Cell, DroppedIntent, Evidence, EvidenceTable, GateConfig, Miss, Narrator, Window,
+    check_faithfulness,
 };
 use planner_registry::WindowDirection;
 
@@ -136,7 +136,7 @@ pub async fn pass_rate(narrator: &dyn Narrator, samples: &[(String, Evidence)]) 
 
 #[cfg(test)]
 mod tests {
-    use planner_infer::{ModelClient, ModelConfig, ModelNarrator};
+    use planner_infer::{ModelClient, ModelConfig, ModelNarrator, TemplateNarrator};
 
     use super::*;
     use crate::fake_server::{FakeServer, Reply};
