@@ -121,11 +121,41 @@ pub(crate) fn run(sh: &Shell, source: ServerSource) -> anyhow::Result<Option<Str
         sh,
         "cargo run --quiet --locked -p planner-infer --example llm_check -- --base-url {base_url} --corpus fixtures/eval/dev.jsonl --limit 20 --narrations 10"
     )
-    .run();
+    .run()
+    .context("the llm_check example failed")
+    .and_then(|()| acquire_check(sh, &base_url));
     drop(server);
     eprintln!("llm-check: server stopped; total {:.1} s", started.elapsed().as_secs_f64());
-    result.context("the llm_check example failed")?;
+    result?;
     Ok(None)
+}
+
+/// The acquisition agent deciding with the real model: `planner acquire --model-url` on the
+/// coffee-shop profile, its questions answered on stdin. Whatever the model replies, the run
+/// must end with a status and a reason (a reply outside the decision schema finishes the run
+/// and says so); the report gives the decisions the model made and how the run ended.
+fn acquire_check(sh: &Shell, base_url: &str) -> anyhow::Result<()> {
+    let answers = "Berlin, Germany\nEUR\n26\n3 baristas\nEUR 11,400\n";
+    let started = Instant::now();
+    let output = cmd!(
+        sh,
+        "cargo run --quiet --locked -p planner-cli -- acquire --json --model-url {base_url} --profile fixtures/acquire/coffee_shop.toml"
+    )
+    .arg("A specialty coffee shop in Berlin")
+    .stdin(answers)
+    .ignore_stderr()
+    .read()
+    .context("planner acquire with the model failed")?;
+    let report: serde_json::Value =
+        serde_json::from_str(&output).context("planner acquire printed no JSON report")?;
+    let status = report["status"].as_str().context("the report has no status")?;
+    let reason = report["reason"].as_str().context("the report has no reason")?;
+    let decisions = report["decisions"].as_array().map_or(0, Vec::len);
+    eprintln!(
+        "llm-check: acquire with the model: {status} after {decisions} decisions in {:.1} s: {reason}",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 /// Starts `binary` on a free loopback port with one thread and waits until it is healthy;

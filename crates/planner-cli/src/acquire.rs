@@ -1,6 +1,9 @@
 //! `planner acquire --profile FILE "IDEA"`: runs the field-acquisition agent, asking its
 //! questions on the terminal, then prints the filled fields, the calculator's result and the
 //! decision trace (or, with `--json`, one stable object).
+//!
+//! With `--database-url` the thread is checkpointed in PostgreSQL, so a run can stop at a
+//! question (`--exit-on-question`) and be resumed by any later process with `--answer`.
 
 use std::{
     io::{BufRead, Write},
@@ -42,14 +45,28 @@ pub(crate) struct AcquireArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// The business idea.
-    idea: String,
+    /// When the agent asks, print the question and exit instead of reading the terminal; the
+    /// thread waits in PostgreSQL for `--answer` (needs `--database-url`).
+    #[arg(long, requires = "database_url")]
+    exit_on_question: bool,
+    /// Resume thread `--thread`, which waits on a question, with this answer (needs
+    /// `--database-url`; no idea is given).
+    #[arg(long, requires = "database_url", conflicts_with = "idea")]
+    answer: Option<String>,
+    /// The business idea (not with `--answer`).
+    #[arg(required_unless_present = "answer")]
+    idea: Option<String>,
 }
 
 /// Runs `planner acquire`.
 pub(crate) async fn run(args: AcquireArgs) -> anyhow::Result<std::process::ExitCode> {
-    if args.idea.trim().is_empty() || args.idea.chars().count() > 500 {
+    if let Some(idea) = &args.idea
+        && (idea.trim().is_empty() || idea.chars().count() > 500)
+    {
         anyhow::bail!("the idea must be between 1 and 500 characters");
+    }
+    if args.answer.as_ref().is_some_and(|answer| answer.chars().count() > 500) {
+        anyhow::bail!("the answer must be at most 500 characters");
     }
     let profile = Profile::load(&args.profile).map_err(|err| anyhow::anyhow!("{err}"))?;
     let documents = match &args.corpus {
@@ -76,12 +93,24 @@ pub(crate) async fn run(args: AcquireArgs) -> anyhow::Result<std::process::ExitC
     };
     let ctx = Ctx { profile: Arc::new(profile), decider, corpus };
     let acquirer = Acquirer::new(ctx, store, Durability::Async);
-    let idea = Idea { text: args.idea.trim().to_owned(), location: None, currency: None };
-    let mut progress = acquirer.start(&args.thread, idea).await?;
+    let mut progress = match (&args.answer, &args.idea) {
+        (Some(answer), _) => acquirer.answer(&args.thread, answer).await.with_context(|| {
+            format!("resuming thread `{}` (is it waiting on a question?)", args.thread)
+        })?,
+        (None, Some(idea)) => {
+            let idea = Idea { text: idea.trim().to_owned(), location: None, currency: None };
+            acquirer.start(&args.thread, idea).await?
+        }
+        (None, None) => anyhow::bail!("give the business idea, or --answer to resume a thread"),
+    };
     let stdin = std::io::stdin();
     let report = loop {
         match progress {
             Progress::Done(report) => break report,
+            Progress::Asked(question) if args.exit_on_question => {
+                print_question(&question, args.json)?;
+                return Ok(std::process::ExitCode::SUCCESS);
+            }
             Progress::Asked(question) => {
                 let answer = ask(&question, &mut stdin.lock())?;
                 progress = acquirer.answer(&args.thread, &answer).await?;
@@ -105,6 +134,26 @@ fn ask(question: &planner_acquire::Question, input: &mut impl BufRead) -> anyhow
     let mut line = String::new();
     input.read_line(&mut line)?;
     Ok(line.trim().to_owned())
+}
+
+/// The question a thread stopped at, and how to resume it; with `--json` one object whose
+/// `status` is `asked`.
+#[expect(clippy::print_stdout, reason = "the command's output")]
+fn print_question(question: &planner_acquire::Question, json: bool) -> anyhow::Result<()> {
+    if json {
+        let value = serde_json::json!({ "status": "asked", "question": question });
+        println!("{}", serde_json::to_string(&value)?);
+    } else {
+        println!("{}", question.question);
+        if !question.suggested_answers.is_empty() {
+            println!("suggested: {}", question.suggested_answers.join(", "));
+        }
+        println!(
+            "resume with: planner acquire --profile FILE --database-url URL --thread {} --answer \"...\"",
+            question.thread_id
+        );
+    }
+    Ok(())
 }
 
 #[expect(clippy::print_stdout, reason = "the command's output")]

@@ -359,12 +359,22 @@ async fn ask(
                 return Ok(ExitCode::SUCCESS);
             }
             Outcome::NeedsInput(needs) => {
-                println!("{}", needs.question);
+                // With --json, stdout holds only the answer's object: the question goes to
+                // stderr.
+                let mut prompt = needs.question.clone();
                 if !needs.suggestions.is_empty() {
-                    println!("(for example: {})", needs.suggestions.join(", "));
+                    prompt.push_str(&format!("\n(for example: {})", needs.suggestions.join(", ")));
                 }
-                print!("> ");
-                std::io::stdout().flush()?;
+                if json {
+                    #[expect(clippy::print_stderr, reason = "the question, beside the JSON")]
+                    {
+                        eprint!("{prompt}\n> ");
+                    }
+                    std::io::stderr().flush()?;
+                } else {
+                    print!("{prompt}\n> ");
+                    std::io::stdout().flush()?;
+                }
                 let mut line = String::new();
                 if std::io::stdin().lock().read_line(&mut line)? == 0 || line.trim().is_empty() {
                     bail!("no answer given; ask again with the value in the question");

@@ -54,6 +54,14 @@ pub struct Answer {
     pub text: String,
     /// Where the text comes from.
     pub text_source: TextSource,
+    /// Routes `single` and `plan`: qualifiers the question asks for that the registry cannot
+    /// apply, each named with what the plan does instead (absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unapplied: Vec<String>,
+    /// Routes `single` and `plan`: the asks of the question no planned intent answers, as the
+    /// question words them (absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unanswered: Vec<String>,
     /// The plan that ran.
     pub plan: PlanView,
     /// One evidence table per node that ran, in plan order.

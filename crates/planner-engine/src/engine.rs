@@ -294,6 +294,8 @@ impl Engine {
         let registry = self.ctx.planner.registry();
         let route = state.route.unwrap_or(Route::Unplannable);
         let mut proposer_error = state.proposed.failure;
+        let mut unapplied = Vec::new();
+        let mut unanswered = Vec::new();
         let (plan, mut dropped, trace): (PlanView, Vec<DroppedNode>, _) = if route == Route::Refused
         {
             let empty = planner_grammar::Validation::default();
@@ -306,6 +308,10 @@ impl Engine {
             let planning = state.planning(&self.ctx);
             // Planning may fall back on its own (K samples sharing no majority).
             proposer_error = planning.proposed.failure;
+            if matches!(route, Route::Single | Route::Plan) {
+                unapplied = crate::screen::unapplied_qualifiers(&state.question);
+                unanswered = self.ctx.planner.unanswered(&state.question, &planning);
+            }
             let dropped = planner_grammar::dropped_view(registry, &planning.validation.dropped)
                 .into_iter()
                 .map(|it| DroppedNode { intent: it.intent, reason: it.reason })
@@ -318,9 +324,22 @@ impl Engine {
         };
         dropped.extend(state.run_dropped.iter().cloned());
         let evidence = graph::evidence_tables(state);
+        let mut text = state.text.clone();
+        for part in &unanswered {
+            text.push_str(&format!(
+                "\nNot answered: \"{part}\" (no intent of the registry answers it)."
+            ));
+        }
+        for qualifier in &unapplied {
+            let mut chars = qualifier.chars();
+            let first = chars.next().map(|it| it.to_uppercase().collect::<String>());
+            text.push_str(&format!("\n{}{}.", first.unwrap_or_default(), chars.as_str()));
+        }
         Answer {
             route,
-            text: state.text.clone(),
+            text,
+            unapplied,
+            unanswered,
             text_source: state.text_source.unwrap_or(TextSource::Deterministic),
             plan,
             suppressed_cells: evidence.iter().map(|t| t.suppressed_cells).sum(),
@@ -374,6 +393,7 @@ pub async fn plan_report(
     let mut report = PlanReport::new(planner.registry(), &planning, to_user);
     if matches!(planning.route, Route::Single | Route::Plan) {
         report.unapplied = crate::screen::unapplied_qualifiers(question);
+        report.unanswered = planner.unanswered(question, &planning);
     }
     Ok(report)
 }

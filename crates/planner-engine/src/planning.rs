@@ -397,6 +397,29 @@ impl Planner {
         }
     }
 
+    /// The parts of `question` that `planning`'s plan does not answer (routes `single` and
+    /// `plan`; empty otherwise): each ask of the question in which no planned intent (a
+    /// composite counted by its own name) has a strong term and whose best intent was not
+    /// planned, as the question words it, in question order.
+    pub fn unanswered(&self, question: &str, planning: &Planning) -> Vec<String> {
+        if !matches!(planning.route, Route::Single | Route::Plan) {
+            return Vec::new();
+        }
+        let names: Vec<String> =
+            crate::report::intent_set(&self.registry, &planning.validation.plan)
+                .into_iter()
+                .collect();
+        let kinds: BTreeSet<ParamKind> = planning.params.available.keys().copied().collect();
+        self.lexical
+            .unanswered(question, &kinds, &planning.params.spans(), &names)
+            .into_iter()
+            .filter_map(|(start, end)| question.get(start..end))
+            .map(|part| part.trim_matches(|ch: char| ch.is_whitespace() || ",.;:?!".contains(ch)))
+            .filter(|part| !part.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+
     fn is_lexical(&self) -> bool {
         self.model.is_none()
     }

@@ -35,6 +35,10 @@ pub struct PlanReport {
     /// apply, each named with what the plan does instead (absent when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unapplied: Vec<String>,
+    /// Routes `single` and `plan`: the asks of the question no planned intent answers, as the
+    /// question words them (absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unanswered: Vec<String>,
 }
 
 /// One param found in the question.
@@ -105,6 +109,7 @@ impl PlanReport {
             }),
             question_to_user: if clarify { question_to_user } else { None },
             unapplied: Vec::new(),
+            unanswered: Vec::new(),
         }
     }
 }

@@ -98,6 +98,10 @@ enum Field {
 #[derive(Debug, Default)]
 struct Segment {
     columns: Vec<usize>,
+    /// Byte offsets in the question: where its first term starts, and where the connective or
+    /// punctuation that closes it starts (the question's length for the last).
+    start: usize,
+    end: usize,
     opens_with_frame: bool,
     opens_with_modifier: bool,
     closed_by_stop: bool,
@@ -115,6 +119,10 @@ pub struct LexicalPick {
     pub names: Vec<String>,
     /// Whether the question asks for more than one thing.
     pub compound: bool,
+    /// Byte ranges of the question's asks that no chosen intent answers: a segment with a
+    /// decisive term whose best intent was not chosen and in which no chosen intent has a
+    /// strong term. In question order.
+    pub unanswered: Vec<(usize, usize)>,
 }
 
 impl LexicalProposer {
@@ -251,36 +259,9 @@ impl LexicalProposer {
         available: &BTreeSet<ParamKind>,
         spans: &[ParamSpan],
     ) -> LexicalPick {
-        let masked: Vec<(usize, usize)> = spans
-            .iter()
-            .filter(|span| {
-                matches!(
-                    span.kind,
-                    ParamKind::Agency | ParamKind::Naics | ParamKind::Uuid | ParamKind::Uei
-                )
-            })
-            .map(|span| (span.start, span.end))
-            .collect();
-        let protected: Vec<(usize, usize)> =
-            spans.iter().map(|span| (span.start, span.end)).collect();
+        let (masked, protected) = masks(spans);
         let segments = self.segments(question, &masked, &protected);
-        let bindable: Vec<bool> = self
-            .intents
-            .iter()
-            .map(|intent| intent.required.iter().all(|kind| available.contains(kind)))
-            .collect();
-        // Per kind: how many bindable intents provide it.
-        let mut providers = [0usize; ParamKind::ALL.len()];
-        for (intent, _) in self.intents.iter().zip(&bindable).filter(|(_, bindable)| **bindable) {
-            for kind in ParamKind::ALL {
-                if intent.provides.contains(&kind) {
-                    providers[kind as usize] += 1;
-                }
-            }
-        }
-        let factors: Vec<(f32, bool)> = (0..self.intents.len())
-            .map(|index| self.param_factor(index, available, &bindable, &providers))
-            .collect();
+        let factors = self.factors(available);
 
         // (intent, score, context, segment)
         let mut asks: Vec<(usize, f32, bool, usize)> = segments
@@ -291,6 +272,9 @@ impl LexicalProposer {
                 Some((index, score, segment.context, position))
             })
             .collect();
+        // Each segment's best intent, by the segment's start.
+        let best: Vec<(usize, usize)> =
+            asks.iter().map(|&(index, _, _, position)| (segments[position].start, index)).collect();
         if asks.iter().any(|ask| !ask.2) {
             asks.retain(|ask| !ask.2);
         }
@@ -341,10 +325,81 @@ impl LexicalProposer {
         }
         chosen.sort_unstable();
         chosen.truncate(MAX_PICKS);
+        let unanswered = if chosen.is_empty() {
+            // Nothing is answered at all: the route (clarify or unplannable) says so.
+            Vec::new()
+        } else {
+            let asks_only = segments.iter().any(|segment| !segment.context);
+            segments
+                .iter()
+                .filter(|segment| !(asks_only && segment.context))
+                .filter(|segment| self.unanswered_segment(segment, &chosen, &best))
+                .map(|segment| (segment.start, segment.end))
+                .collect()
+        };
         LexicalPick {
             compound: chosen.len() > 1,
             names: chosen.iter().map(|&index| self.intents[index].name.clone()).collect(),
+            unanswered,
         }
+    }
+
+    /// The asks of `question` (byte ranges, in question order) that none of the intents named
+    /// in `names` answers, by the rule of [`LexicalPick::unanswered`]: for a plan chosen by
+    /// another proposer. Empty when `names` is.
+    pub fn unanswered(
+        &self,
+        question: &str,
+        available: &BTreeSet<ParamKind>,
+        spans: &[ParamSpan],
+        names: &[String],
+    ) -> Vec<(usize, usize)> {
+        let chosen: Vec<usize> = self
+            .intents
+            .iter()
+            .enumerate()
+            .filter(|(_, intent)| names.contains(&intent.name))
+            .map(|(index, _)| index)
+            .collect();
+        if chosen.is_empty() {
+            return Vec::new();
+        }
+        let (masked, protected) = masks(spans);
+        let segments = self.segments(question, &masked, &protected);
+        let factors = self.factors(available);
+        let best: Vec<(usize, usize)> = segments
+            .iter()
+            .filter_map(|segment| {
+                let (index, _) = self.best(&segment.columns, available, &factors)?;
+                Some((segment.start, index))
+            })
+            .collect();
+        let asks_only = segments.iter().any(|segment| !segment.context);
+        segments
+            .iter()
+            .filter(|segment| !(asks_only && segment.context))
+            .filter(|segment| self.unanswered_segment(segment, &chosen, &best))
+            .map(|segment| (segment.start, segment.end))
+            .collect()
+    }
+
+    /// Whether `segment` asks for something (it has a decisive term) that none of `chosen`
+    /// answers: its own best intent was not chosen, and no chosen intent has a strong term in
+    /// it. `best` holds each segment's best intent, by its start.
+    fn unanswered_segment(
+        &self,
+        segment: &Segment,
+        chosen: &[usize],
+        best: &[(usize, usize)],
+    ) -> bool {
+        let asks = segment.columns.iter().any(|&column| self.decisive[column]);
+        let own = best.iter().find(|(start, _)| *start == segment.start).map(|&(_, index)| index);
+        asks && own.is_none_or(|index| !chosen.contains(&index))
+            && !chosen.iter().any(|&index| {
+                segment.columns.iter().any(|&column| {
+                    self.decisive[column] && self.intents[index].weights[column] > 0.0
+                })
+            })
     }
 
     /// The question's segments, as term columns.
@@ -354,9 +409,14 @@ impl LexicalProposer {
         masked: &[(usize, usize)],
         protected: &[(usize, usize)],
     ) -> Vec<Segment> {
-        let mut segments = vec![Segment::default()];
-        for term in self.lexicon.terms(question, masked, protected) {
-            let Some(current) = segments.last_mut() else { break };
+        let mut segments = vec![Segment { end: question.len(), ..Segment::default() }];
+        let mut opened = false;
+        self.lexicon.terms_at(question, masked, protected, |term, at| {
+            let Some(current) = segments.last_mut() else { return };
+            if !opened {
+                current.start = at;
+                opened = true;
+            }
             match term.as_ref() {
                 lexicon::SPLIT | lexicon::STOP => {
                     current.closed_by_stop = term == lexicon::STOP;
@@ -364,8 +424,10 @@ impl LexicalProposer {
                         || current.opens_with_frame
                         || current.opens_with_modifier
                     {
-                        segments.push(Segment::default());
+                        current.end = at;
+                        segments.push(Segment { end: question.len(), ..Segment::default() });
                     }
+                    opened = false;
                 }
                 lexicon::FRAME => current.opens_with_frame = current.columns.is_empty(),
                 lexicon::MODIFIER => current.opens_with_modifier = current.columns.is_empty(),
@@ -378,7 +440,7 @@ impl LexicalProposer {
                     }
                 }
             }
-        }
+        });
         let count = segments.len();
         for (position, segment) in segments.iter_mut().enumerate() {
             segment.context = segment.opens_with_modifier
@@ -444,6 +506,27 @@ impl LexicalProposer {
         best
     }
 
+    /// Every intent's param factor, and whether it lacks a param nothing can provide.
+    fn factors(&self, available: &BTreeSet<ParamKind>) -> Vec<(f32, bool)> {
+        let bindable: Vec<bool> = self
+            .intents
+            .iter()
+            .map(|intent| intent.required.iter().all(|kind| available.contains(kind)))
+            .collect();
+        // Per kind: how many bindable intents provide it.
+        let mut providers = [0usize; ParamKind::ALL.len()];
+        for (intent, _) in self.intents.iter().zip(&bindable).filter(|(_, bindable)| **bindable) {
+            for kind in ParamKind::ALL {
+                if intent.provides.contains(&kind) {
+                    providers[kind as usize] += 1;
+                }
+            }
+        }
+        (0..self.intents.len())
+            .map(|index| self.param_factor(index, available, &bindable, &providers))
+            .collect()
+    }
+
     /// The param factor of an intent, and whether it lacks a param nothing can provide.
     fn param_factor(
         &self,
@@ -491,6 +574,26 @@ impl LexicalProposer {
         let own = usize::from(bindable[index] && self.intents[index].provides.contains(&kind));
         providers[kind as usize] > own
     }
+}
+
+/// A byte range `[start, end)` of the question.
+type Range = (usize, usize);
+
+/// The spans whose words the proposer does not read (agency, NAICS, UUID and UEI values), and
+/// those of every param value (no split inside one).
+fn masks(spans: &[ParamSpan]) -> (Vec<Range>, Vec<Range>) {
+    let masked = spans
+        .iter()
+        .filter(|span| {
+            matches!(
+                span.kind,
+                ParamKind::Agency | ParamKind::Naics | ParamKind::Uuid | ParamKind::Uei
+            )
+        })
+        .map(|span| (span.start, span.end))
+        .collect();
+    let protected = spans.iter().map(|span| (span.start, span.end)).collect();
+    (masked, protected)
 }
 
 /// Deterministic: one proposal whatever `samples` asks (K copies would add nothing).

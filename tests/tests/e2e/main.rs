@@ -1,6 +1,8 @@
 //! End-to-end tests: one binary, one module per area. Database tests take their server from
 //! DATABASE_URL (set by `cargo xtask test` / `ci`) and each gets its own database.
 
+mod acquire;
+mod ask;
 mod browser;
 mod faults;
 mod harness;

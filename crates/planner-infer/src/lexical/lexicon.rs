@@ -677,6 +677,20 @@ impl Lexicon {
         masked: &[(usize, usize)],
         protected: &[(usize, usize)],
     ) -> Vec<Cow<'static, str>> {
+        let mut terms = Vec::new();
+        self.terms_at(text, masked, protected, |term, _| terms.push(term));
+        terms
+    }
+
+    /// [`Lexicon::terms`], each term handed to `emit` with the byte offset in `text` of the word
+    /// it starts at.
+    pub(crate) fn terms_at(
+        &self,
+        text: &str,
+        masked: &[(usize, usize)],
+        protected: &[(usize, usize)],
+        mut emit: impl FnMut(Cow<'static, str>, usize),
+    ) {
         let inside = |ranges: &[(usize, usize)], at: usize| {
             ranges.iter().any(|&(start, end)| at >= start && at < end)
         };
@@ -701,28 +715,27 @@ impl Lexicon {
             stems.push(word);
             positions.push(at);
         }
-        let mut terms = Vec::with_capacity(stems.len());
         let mut at = 0;
         let mut segment_start = true;
         // Still among the polite words that open an ask ("please", "can you").
         let mut opening = true;
         'outer: while at < stems.len() {
             if segment_start && FRAMING.contains(&stems[at].as_str()) {
-                terms.push(Cow::Borrowed(FRAME));
+                emit(Cow::Borrowed(FRAME), positions[at]);
             }
             if segment_start && MODIFIERS.contains(&stems[at].as_str()) {
-                terms.push(Cow::Borrowed(MODIFIER));
+                emit(Cow::Borrowed(MODIFIER), positions[at]);
             }
             if segment_start {
                 opening = true;
             }
             if opening && FOREIGN_VERBS.contains(&stems[at].as_str()) {
-                terms.push(Cow::Borrowed(FOREIGN));
+                emit(Cow::Borrowed(FOREIGN), positions[at]);
             }
             opening &= POLITE.contains(&stems[at].as_str());
             segment_start = false;
             if stems[at] == STOP {
-                terms.push(Cow::Borrowed(STOP));
+                emit(Cow::Borrowed(STOP), positions[at]);
                 segment_start = true;
                 at += 1;
                 continue;
@@ -740,7 +753,9 @@ impl Lexicon {
                             at = end;
                             continue 'outer;
                         }
-                        terms.extend(concepts.iter().map(|concept| Cow::Borrowed(*concept)));
+                        for concept in concepts.iter() {
+                            emit(Cow::Borrowed(*concept), positions[at]);
+                        }
                         segment_start = split;
                         at = end;
                         continue 'outer;
@@ -751,11 +766,10 @@ impl Lexicon {
             let is_noise = self.stop.binary_search(&word.as_str()).is_ok()
                 || word.chars().any(|ch| ch.is_ascii_digit());
             if !is_noise {
-                terms.push(Cow::Owned(word.clone()));
+                emit(Cow::Owned(word.clone()), positions[at]);
             }
             at += 1;
         }
-        terms
     }
 }
 
