@@ -258,9 +258,14 @@ pub fn evidence_10_tables() -> Evidence {
                 .map(str::to_owned)
                 .to_vec(),
             rows,
+            window: None,
         });
     }
-    Evidence { tables, entities: vec!["Department of the Army".to_owned(), "541512".to_owned()] }
+    Evidence {
+        tables,
+        entities: vec!["Department of the Army".to_owned(), "541512".to_owned()],
+        dropped: Vec::new(),
+    }
 }
 
 /// The evidence of [`evidence_10_tables`] and a narration of about 1 KB drawn from it (the

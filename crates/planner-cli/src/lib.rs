@@ -4,11 +4,14 @@
 //!   database (format: spec/cli-contract.md);
 //! - `planner eval [--json] [--registry FILE] [--min-intent-exact X] CORPUS.jsonl`: scores a
 //!   corpus, exits 1 below the threshold, 2 on an error;
-//! - `planner ask "QUESTION"`: answers on DATABASE_URL, or on the embedded default database (a
-//!   PostgreSQL cluster kept in the user's data directory, created, migrated and loaded with the
-//!   demo dataset on first use, stopped on exit);
-//! - `planner serve [--addr 127.0.0.1:8080]`: the HTTP API on the same database, until Ctrl-C or
-//!   SIGTERM (requests in flight finish);
+//! - `planner ask [--narrator template|model] "QUESTION"`: answers on DATABASE_URL, or on the
+//!   embedded default database (a PostgreSQL cluster kept in the user's data directory, created,
+//!   migrated and loaded with the demo dataset on first use, stopped on exit), printing the
+//!   answer's text once, then each evidence table once;
+//! - `planner serve [--addr 127.0.0.1:8080] [--narrator template|model]`: the HTTP API on the
+//!   same database, until Ctrl-C or SIGTERM (requests in flight finish). `--narrator model`
+//!   (with `--model-url`) has the model write each answer's text behind the faithfulness gate;
+//!   the template's text ships when the gate fails it;
 //! - `planner keys create --tenant T [--scope bench]` (prints the key once), `planner keys
 //!   revoke ID`;
 //! - `planner registry check FILE`: every problem with its location, exit 1 when there is one;
@@ -298,8 +301,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 None => Some(planner_dataset::DEMO_TENANTS[0].id),
             };
-            let database = embedded::Database::open(database_url.as_deref()).await?;
+            // A configuration error stops the command before any database is opened.
             let config = model.engine_config(registry)?;
+            let database = embedded::Database::open(database_url.as_deref()).await?;
             let result = ask(database.pool(), config, scopes, tenant, question, json).await;
             database.close().await?;
             result
@@ -364,12 +368,11 @@ async fn ask(
                 if json {
                     println!("{}", serde_json::to_string_pretty(&answer)?);
                 } else {
+                    // The text names what was withheld and what was dropped; the tables follow
+                    // it once each.
                     println!("{}", answer.text.trim_end());
                     for table in &answer.evidence {
                         println!("\n{}:\n{}", table.intent, table.text.trim_end());
-                    }
-                    for dropped in &answer.dropped {
-                        println!("\n(dropped {}: {})", dropped.intent, dropped.reason);
                     }
                     let nodes: Vec<&str> =
                         answer.plan.nodes.iter().map(|n| n.intent.as_str()).collect();

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::Args;
 use planner_engine::{Engine, EngineConfig};
-use planner_infer::{Catalog, ModelClient, ModelConfig, ModelProposer};
+use planner_infer::{Catalog, ModelClient, ModelConfig, ModelNarrator, ModelProposer};
 use planner_registry::Registry;
 use planner_server::{AppState, ServerConfig};
 use serde::Deserialize;
@@ -81,14 +81,31 @@ pub(crate) struct ModelFlags {
     /// The sampling temperature of each of K > 1 proposals [default: 0.7].
     #[arg(long, value_name = "T", env = "PLANNER_SAMPLE_TEMPERATURE")]
     sample_temperature: Option<f32>,
+    /// Who writes the answer's text: `template` (deterministic) or `model` (the model server
+    /// of --model-url; its text ships only when the faithfulness gate passes it, else the
+    /// template's does and the answer's `gate` says why) [default: template].
+    #[arg(long, value_enum, env = "PLANNER_NARRATOR")]
+    narrator: Option<NarratorKind>,
+}
+
+/// Who writes an answer's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum NarratorKind {
+    /// The deterministic template narrator.
+    #[default]
+    Template,
+    /// The model server, behind the faithfulness gate.
+    Model,
 }
 
 /// The model settings once flags and file are merged: the client's configuration (none for
-/// the lexical proposer) and K.
+/// the lexical proposer), K and the narrator.
 #[derive(Debug, PartialEq)]
 pub(crate) struct ModelSettings {
     config: Option<ModelConfig>,
     samples: usize,
+    narrator: NarratorKind,
 }
 
 impl ModelFlags {
@@ -107,7 +124,8 @@ impl ModelFlags {
             config
         });
         let samples = self.samples.or(file.samples).map_or(3, |it| it as usize);
-        ModelSettings { config, samples }
+        let narrator = self.narrator.or(file.narrator).unwrap_or_default();
+        ModelSettings { config, samples, narrator }
     }
 
     /// The engine's configuration over `registry` with these flags alone.
@@ -134,6 +152,7 @@ struct ServeFile {
     model_timeout: Option<u64>,
     samples: Option<u32>,
     sample_temperature: Option<f32>,
+    narrator: Option<NarratorKind>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -202,17 +221,30 @@ fn resolve(args: ServeArgs, file: ServeFile) -> Settings {
     }
 }
 
-/// The engine's configuration: the registry, and the model proposer asked for K samples when
-/// one is configured (its timeout is also the engine's proposer timeout).
+/// The engine's configuration: the registry, the model proposer asked for K samples when
+/// one is configured (its timeout is also the engine's proposer timeout), and the model
+/// narrator when asked for (which needs the model server).
 fn engine_config(registry: Registry, model: ModelSettings) -> anyhow::Result<EngineConfig> {
     let mut config = EngineConfig::new(registry);
     config.samples = model.samples;
+    let narrator = model.narrator;
+    if narrator == NarratorKind::Model && model.config.is_none() {
+        anyhow::bail!(
+            "--narrator model needs a model server: add --model-url URL (or set \
+             PLANNER_MODEL_URL), or use --narrator template"
+        );
+    }
     if let Some(model) = model.config {
         config.proposer_timeout = model.timeout;
         let key = model.api_key(|name| std::env::var(name).ok());
-        let client = ModelClient::new(model, key).context("configuring the model server")?;
+        let client =
+            ModelClient::new(model.clone(), key.clone()).context("configuring the model server")?;
         let catalog = Catalog::from_registry(&config.registry);
         config.proposer = Some(Arc::new(ModelProposer::new(client, &catalog)));
+        if narrator == NarratorKind::Model {
+            let client = ModelClient::new(model, key).context("configuring the model server")?;
+            config.narrator = Some(Arc::new(ModelNarrator::new(client)));
+        }
     }
     Ok(config)
 }
@@ -316,6 +348,31 @@ mod tests {
         };
         let config = model.resolve(&ServeFile::default()).config.unwrap();
         assert!((config.sample_temperature - 0.7).abs() < f32::EPSILON, "the default is 0.7");
+    }
+
+    #[test]
+    fn the_model_narrator_needs_a_model_server() {
+        let registry = || crate::load_registry(None).unwrap();
+        let flags = |url: Option<&str>, narrator| super::ModelFlags {
+            model_url: url.map(str::to_owned),
+            narrator,
+            ..super::ModelFlags::default()
+        };
+        let err = flags(None, Some(super::NarratorKind::Model))
+            .engine_config(registry())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--narrator model needs a model server"), "{err}");
+        assert!(err.contains("--model-url"), "the error names the fix: {err}");
+        let config = flags(Some("http://127.0.0.1:9/v1"), Some(super::NarratorKind::Model))
+            .engine_config(registry())
+            .unwrap();
+        assert!(config.narrator.is_some(), "the model narrator is configured");
+        let config = flags(Some("http://127.0.0.1:9/v1"), None).engine_config(registry()).unwrap();
+        assert!(config.narrator.is_none(), "the template narrator is the default");
+        let file: ConfigFile = toml::from_str("[serve]\nnarrator = \"model\"\n").unwrap();
+        let settings = resolve(ServeArgs::default(), file.serve);
+        assert_eq!(settings.model.narrator, super::NarratorKind::Model);
     }
 
     #[test]

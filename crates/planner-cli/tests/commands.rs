@@ -1,5 +1,5 @@
 //! The `planner` binary's admin commands: `registry check`, `graph --mermaid`, `keys` and `db`
-//! on a test database.
+//! on a test database, and the configuration errors of `ask` and `serve`.
 
 use std::process::{Command, Output};
 
@@ -126,6 +126,21 @@ fn serve_rejects_a_configuration_file_with_an_unknown_setting() {
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("planner.toml") && stderr.contains("max_inflight"), "{stderr}");
+}
+
+#[test]
+fn the_model_narrator_without_a_model_server_is_a_clear_error() {
+    let ask: &[&str] = &["ask", "--narrator", "model", "Who are the top incumbents?"];
+    let serve: &[&str] = &["serve", "--narrator", "model", "--addr", "127.0.0.1:0"];
+    for args in [ask, serve] {
+        let output = planner(args, None);
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains("--narrator model needs a model server: add --model-url"),
+            "{stderr}"
+        );
+    }
 }
 
 fn stderr(output: &Output) -> String {

@@ -1,13 +1,18 @@
 //! Evidence kept in the graph state: each node's result as the answer shows it and as the
-//! faithfulness gate reads it, both serialisable so that a checkpoint can hold them.
+//! faithfulness gate reads it (money columns marked from the registry's units, the window of
+//! months the rows cover and the data's date it is anchored on), both serialisable so that a
+//! checkpoint can hold them.
 
 use planner_exec::{Cell, ResultTable};
-use planner_infer::{Cell as GateCell, Evidence, EvidenceTable as GateTable};
-use planner_registry::Value;
+use planner_grammar::{ArgSource, DropReason, PlanNode};
+use planner_infer::{
+    Cell as GateCell, DroppedIntent, Evidence, EvidenceTable as GateTable, Window,
+};
+use planner_registry::{ParamKind, QueryIntent, Unit, Value, WindowDirection};
 use serde::{Deserialize, Serialize};
 
 use crate::answer::EvidenceTable;
-use crate::graph::State;
+use crate::graph::{Ctx, State};
 
 /// One node's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -15,6 +20,17 @@ pub(crate) struct StoredTable {
     pub(crate) evidence: EvidenceTable,
     cells: Vec<Vec<StoredCell>>,
     k: u32,
+    /// The window of months the rows cover, for an intent that declares one.
+    #[serde(default)]
+    window: Option<StoredWindow>,
+}
+
+/// A window as the gate reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct StoredWindow {
+    months: i64,
+    ahead: bool,
+    as_of: Option<String>,
 }
 
 /// A typed cell, as the gate reads it.
@@ -24,23 +40,66 @@ enum StoredCell {
     Bool(bool),
     Int(i64),
     Decimal(String),
+    Money(String),
     Date(String),
     Text(String),
     Suppressed,
 }
 
+/// The window of `node`'s rows: its intent's direction and the months it was bound with,
+/// anchored on `as_of` (the data's date, when it was read).
+pub(crate) fn window_of(
+    query: &QueryIntent,
+    node: &PlanNode,
+    as_of: Option<&str>,
+) -> Option<StoredWindow> {
+    let direction = query.window?;
+    let months = node.args.iter().find_map(|arg| match (&arg.kind, &arg.source) {
+        (
+            ParamKind::Months,
+            ArgSource::Available(Value::Int(n)) | ArgSource::Default(Value::Int(n)),
+        ) => Some(*n),
+        _ => None,
+    })?;
+    Some(StoredWindow {
+        months,
+        ahead: direction == WindowDirection::Ahead,
+        as_of: as_of.map(str::to_owned),
+    })
+}
+
 impl StoredTable {
-    pub(crate) fn new(intent: &str, table: &ResultTable) -> StoredTable {
+    /// `table` as `intent` (whose columns give the units) returned it, covering `window`.
+    pub(crate) fn new(
+        name: &str,
+        query: &QueryIntent,
+        table: &ResultTable,
+        window: Option<StoredWindow>,
+    ) -> StoredTable {
+        let money: Vec<bool> = table
+            .columns
+            .iter()
+            .map(|column| {
+                query.columns.iter().any(|it| it.name == column.name && it.unit == Some(Unit::Usd))
+            })
+            .collect();
         let mut k = 11;
         let cells = table
             .rows
             .iter()
             .map(|row| {
                 row.iter()
-                    .map(|cell| match cell {
+                    .enumerate()
+                    .map(|(position, cell)| match cell {
                         Cell::Null => StoredCell::Null,
                         Cell::Bool(b) => StoredCell::Bool(*b),
+                        Cell::Int(n) if money.get(position) == Some(&true) => {
+                            StoredCell::Money(n.to_string())
+                        }
                         Cell::Int(n) => StoredCell::Int(*n),
+                        Cell::Decimal(d) if money.get(position) == Some(&true) => {
+                            StoredCell::Money(d.normalize().to_string())
+                        }
                         Cell::Decimal(d) => StoredCell::Decimal(d.normalize().to_string()),
                         Cell::Date(d) => StoredCell::Date(d.format("%Y-%m-%d").to_string()),
                         Cell::Timestamp(t) => StoredCell::Date(t.format("%Y-%m-%d").to_string()),
@@ -56,7 +115,7 @@ impl StoredTable {
                     .collect()
             })
             .collect();
-        StoredTable { evidence: EvidenceTable::new(intent, table), cells, k }
+        StoredTable { evidence: EvidenceTable::new(name, table), cells, k, window }
     }
 
     fn gate_table(&self) -> GateTable {
@@ -73,6 +132,7 @@ impl StoredTable {
                             StoredCell::Bool(b) => GateCell::Bool(*b),
                             StoredCell::Int(n) => GateCell::Int(*n),
                             StoredCell::Decimal(d) => GateCell::Decimal(d.clone()),
+                            StoredCell::Money(d) => GateCell::Money(d.clone()),
                             StoredCell::Date(d) => GateCell::Date(d.clone()),
                             StoredCell::Text(t) => GateCell::Text(t.clone()),
                             StoredCell::Suppressed => GateCell::Suppressed { k: self.k },
@@ -80,12 +140,23 @@ impl StoredTable {
                         .collect()
                 })
                 .collect(),
+            window: self.window.as_ref().map(|window| Window {
+                months: window.months,
+                direction: if window.ahead {
+                    WindowDirection::Ahead
+                } else {
+                    WindowDirection::Past
+                },
+                as_of: window.as_of.clone(),
+            }),
         }
     }
 }
 
-/// The union of a state's evidence: every table, and the entity values the question bound.
-pub(crate) fn evidence_of(state: &State) -> Evidence {
+/// The union of a state's evidence: every table, the entity values the question bound, and
+/// the registry intents of the plan that did not contribute (dropped at planning for a reason
+/// the caller can act on, or at run time), with their reasons.
+pub(crate) fn evidence_of(ctx: &Ctx, state: &State) -> Evidence {
     let mut entities: Vec<String> = state
         .params
         .available
@@ -98,5 +169,36 @@ pub(crate) fn evidence_of(state: &State) -> Evidence {
         .collect();
     entities.sort();
     entities.dedup();
-    Evidence { tables: state.tables.iter().map(StoredTable::gate_table).collect(), entities }
+    let registry = ctx.planner.registry();
+    let planning = state.planning(ctx);
+    // Names the proposer made up, and repeats, are not the registry's: they are not named.
+    let mut dropped: Vec<DroppedIntent> = planning
+        .validation
+        .dropped
+        .iter()
+        .filter_map(|dropped| {
+            let reason = match &dropped.reason {
+                DropReason::Unknown | DropReason::Duplicate => return None,
+                DropReason::Forbidden { scopes } => planner_grammar::lacks_scopes(scopes),
+                DropReason::Unbindable { missing } => {
+                    let names: Vec<&str> =
+                        missing.iter().map(|&param| registry.param(param).name.as_str()).collect();
+                    format!("the question does not give its {}", names.join(" or "))
+                }
+                DropReason::OverCap => "the plan was already full".to_owned(),
+            };
+            Some(DroppedIntent { intent: dropped.name.clone(), reason })
+        })
+        .collect();
+    dropped.extend(
+        state
+            .run_dropped
+            .iter()
+            .map(|it| DroppedIntent { intent: it.intent.clone(), reason: it.reason.clone() }),
+    );
+    Evidence {
+        tables: state.tables.iter().map(StoredTable::gate_table).collect(),
+        entities,
+        dropped,
+    }
 }

@@ -26,15 +26,15 @@ use std::time::{Duration, Instant};
 use planner_exec::{AuditRecord, AuditRoute, Faithfulness, PgPool, SelfConsistency, TenantId};
 use planner_grammar::{Agreement, DropReason, PlanTrace};
 use planner_graph::{Command, Graph, GraphBuilder, GraphState, Node, NodeError, node_ids, routes};
-use planner_infer::{GateConfig, Narrator, check_faithfulness};
+use planner_infer::{GateConfig, Narrator, TemplateNarrator, check_faithfulness};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 
 use crate::answer::{DroppedNode, EvidenceTable, GateReport, TextSource, Timing};
 use crate::audit::AuditBook;
-use crate::evidence::{StoredTable, evidence_of};
+use crate::evidence::{StoredTable, evidence_of, window_of};
 use crate::planning::{Params, Planner, Planning, Proposed, Route};
-use crate::run::{NodeOutcome, RunLimits, run_plan};
+use crate::run::{NodeOutcome, RunLimits, read_as_of, run_plan};
 
 node_ids! {
     /// The planner graph's nodes.
@@ -196,14 +196,32 @@ impl Node<State, C> for RunPlan {
         let registry = ctx.planner.registry();
         let plan = &planning.validation.plan;
         let tenant = state.tenant.map(TenantId);
-        let outcomes = run_plan(registry, &ctx.pool, plan, tenant, ctx.limits).await;
+        // The data's date anchors the windows: read beside the plan, when a node has one.
+        let windowed = plan.nodes.iter().any(|node| {
+            registry.intent(node.intent).query().is_some_and(|query| query.window.is_some())
+        });
+        let as_of = async {
+            if windowed { read_as_of(registry, &ctx.pool, tenant, ctx.limits).await } else { None }
+        };
+        let (outcomes, as_of) =
+            tokio::join!(run_plan(registry, &ctx.pool, plan, tenant, ctx.limits), as_of);
         let mut tables = Vec::new();
         let mut dropped = Vec::new();
         for (node, outcome) in plan.nodes.iter().zip(outcomes) {
-            let name = registry.intent(node.intent).name.clone();
-            match outcome {
-                NodeOutcome::Ran(table) => tables.push(StoredTable::new(&name, &table)),
-                NodeOutcome::Dropped(reason) => dropped.push(DroppedNode { intent: name, reason }),
+            let intent = registry.intent(node.intent);
+            let name = intent.name.clone();
+            match (outcome, intent.query()) {
+                (NodeOutcome::Ran(table), Some(query)) => {
+                    let window = window_of(query, node, as_of.as_deref());
+                    tables.push(StoredTable::new(&name, query, &table, window));
+                }
+                (NodeOutcome::Ran(_), None) => dropped.push(DroppedNode {
+                    intent: name,
+                    reason: "a composite cannot run by itself".to_owned(),
+                }),
+                (NodeOutcome::Dropped(reason), _) => {
+                    dropped.push(DroppedNode { intent: name, reason })
+                }
             }
         }
         let route = planning.route;
@@ -234,7 +252,7 @@ impl Node<State, C> for Narrate {
             // Nothing to narrate: the deterministic rendering says what is missing.
             return Ok(Command::goto(timed("narrate", started, |s| s.narration = None), ()));
         }
-        let evidence = evidence_of(state);
+        let evidence = evidence_of(ctx, state);
         let narration = match ctx.narrator.narrate(&state.question, &evidence).await {
             Ok(text) => Some(text),
             Err(err) => {
@@ -419,23 +437,6 @@ fn unplannable_text(planning: &Planning) -> String {
 }
 
 /// The deterministic rendering of the evidence, with what is missing.
-pub(crate) fn render_deterministic(state: &State) -> String {
-    let mut out = String::new();
-    for table in &state.tables {
-        out.push_str(&format!("{}:\n{}", table.evidence.intent, table.evidence.text));
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-    }
-    for dropped in &state.run_dropped {
-        out.push_str(&format!("{}: not answered ({})\n", dropped.intent, dropped.reason));
-    }
-    if out.is_empty() {
-        out.push_str("No evidence was returned.\n");
-    }
-    out
-}
-
 /// Builds and validates the planner graph.
 pub(crate) fn build() -> Graph<Step, State, C> {
     let mut b = GraphBuilder::<Step, State, C>::new();
@@ -556,7 +557,11 @@ pub(crate) fn build() -> Graph<Step, State, C> {
         let Some(narration) = state.narration.clone() else {
             return Ok(Command::goto(timed("faithfulness_gate", started, |_| {}), Gate::Fail));
         };
-        let verdict = check_faithfulness(&narration, &evidence_of(state), &ctx.gate);
+        let evidence = evidence_of(ctx, state);
+        let verdict = check_faithfulness(&narration, &evidence, &ctx.gate);
+        // What did not contribute is always said, in the template's words, when the narration
+        // does not already say it.
+        let notes = TemplateNarrator::render_dropped(&evidence);
         let passed = verdict.passed();
         let report = GateReport {
             passed,
@@ -566,11 +571,11 @@ pub(crate) fn build() -> Graph<Step, State, C> {
             timed("faithfulness_gate", started, move |s| {
                 if passed {
                     let mut text = narration;
-                    for dropped in &s.run_dropped {
-                        text.push_str(&format!(
-                            "\n{}: not answered ({})",
-                            dropped.intent, dropped.reason
-                        ));
+                    if !text.contains(notes.trim_end()) {
+                        if !text.ends_with('\n') {
+                            text.push('\n');
+                        }
+                        text.push_str(&notes);
                     }
                     s.text = text;
                     s.text_source = Some(TextSource::Narrated);
@@ -582,9 +587,9 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     })
     .route(Gate::Pass, Step::Audit)
     .route(Gate::Fail, Step::RenderDeterministic);
-    b.add_fn(Step::RenderDeterministic, |_: &C, state: &State, _| {
+    b.add_fn(Step::RenderDeterministic, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let text = render_deterministic(state);
+        let text = TemplateNarrator::render(&evidence_of(ctx, state));
         Ok(Command::goto(
             timed("render_deterministic", started, move |s| {
                 s.text = text;

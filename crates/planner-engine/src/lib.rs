@@ -4,9 +4,11 @@
 //! A question is screened ([`screen`]), its params extracted, routed (single or proposed),
 //! proposed K times and stabilized, validated and bound, clarified when a relevant intent lacks
 //! a value (an interrupt resumed through the PostgreSQL checkpointer, the answer run through the
-//! same extractors), run through the guarded executors in dependency waves, narrated behind the
-//! faithfulness gate (falling back to the deterministic rendering), and audited before the answer
-//! is returned. [`Engine`] does all of it on a database; [`Planner`] and [`plan_report`] plan
+//! same extractors), run through the guarded executors in dependency waves (each windowed table
+//! anchored on the data's date, read by the registry's `as_of` query beside the plan), narrated
+//! behind the faithfulness gate (falling back to the template narrator's deterministic text,
+//! which also names what was withheld and what did not run), and audited before the answer is
+//! returned. [`Engine`] does all of it on a database; [`Planner`] and [`plan_report`] plan
 //! without one (`planner plan`, `planner eval`).
 //!
 //! Each [`Engine::ask`] or [`Engine::resume`] run chooses its audit id up front (data in the graph

@@ -110,6 +110,38 @@ pub(crate) async fn run_plan(
         .collect()
 }
 
+/// The data's own "today" (`YYYY-MM-DD`), read by the registry's `as_of` query through its
+/// plane's guarded path; `None` when the registry has none, or the query failed or returned no
+/// date (the answer then states its windows without the date).
+pub(crate) async fn read_as_of(
+    registry: &Registry,
+    pool: &PgPool,
+    tenant: Option<TenantId>,
+    limits: RunLimits,
+) -> Option<String> {
+    let as_of = registry.as_of()?;
+    let request = ExecRequest {
+        sql: &as_of.sql,
+        binds: &[],
+        tenant,
+        reader: Reader::for_plane(registry.plane(as_of.plane)),
+        timeout: limits.node_timeout,
+        guard: Guard::Rows,
+    };
+    let table = match planner_exec::execute(pool, &request).await {
+        Ok(table) => table,
+        Err(err) => {
+            tracing::warn!(%err, "the data's as-of date could not be read");
+            return None;
+        }
+    };
+    match table.rows.first().and_then(|row| row.first()) {
+        Some(Cell::Date(date)) => Some(date.format("%Y-%m-%d").to_string()),
+        Some(Cell::Timestamp(at)) => Some(at.format("%Y-%m-%d").to_string()),
+        _ => None,
+    }
+}
+
 /// Node indexes grouped by dependency depth, each group in plan order: the waves the engine runs.
 pub fn waves(plan: &Plan) -> Vec<Vec<usize>> {
     let mut depth = vec![0usize; plan.nodes.len()];

@@ -1,6 +1,8 @@
 //! Failure paths: a proposer returning garbage, failing or hanging (the lexical proposer
 //! answers, and the answer says how the proposer failed); a narration that fails the
-//! faithfulness gate (the deterministic rendering ships); a node past its real statement timeout
+//! faithfulness gate (the deterministic rendering ships), and the model narrator against the
+//! fake model server (a faithful narration ships; one with an invented amount or a dash does
+//! not, and the answer's gate says why); a node past its real statement timeout
 //! (dropped, the others answer); the engine's connections killed mid-answer (a partial answer
 //! with reasons, audited); the database gone, before or mid-answer (an error, never a hang or an
 //! unaudited answer).
@@ -11,9 +13,18 @@ use std::time::Duration;
 use planner_engine::{
     Answer, Ask, Engine, EngineConfig, Error, Outcome, ProposerFailure, Route, TextSource,
 };
-use planner_infer::{BoxFuture, Evidence, Narrator, Proposals, ProposeRequest, Proposer};
+use planner_infer::{
+    BoxFuture, Evidence, ModelClient, ModelConfig, ModelNarrator, Narrator, Proposals,
+    ProposeRequest, Proposer,
+};
 use planner_registry::Registry;
 use sqlx::{Connection as _, PgPool};
+
+#[path = "../../planner-infer/tests/infer/fake_server.rs"]
+#[allow(dead_code, reason = "shared with planner-infer's model tests, which use the rest")]
+mod fake_server;
+
+use fake_server::{FakeServer, Reply};
 
 const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 const QUESTION: &str = "For the 'Department of the Army' recompete under NAICS 541512, who are \
@@ -120,6 +131,42 @@ impl Narrator for Liar {
         _: &'a Evidence,
     ) -> BoxFuture<'a, planner_infer::Result<String>> {
         Box::pin(async { Ok("There are 4,242 incumbents and 17 cleared candidates.".to_owned()) })
+    }
+}
+
+/// The compound question answered with the model narrator, the fake model replying `reply`.
+async fn narrated_by_the_model(pool: &PgPool, reply: &str) -> Answer {
+    let server = FakeServer::always(Reply::content(reply)).await;
+    let mut config = config();
+    let model = ModelConfig::with_defaults(&server.base_url, "local");
+    config.narrator = Some(Arc::new(ModelNarrator::new(ModelClient::new(model, None).unwrap())));
+    let engine = Engine::new(config, pool.clone());
+    let Outcome::Answered(answer) = engine.ask(ask()).await.unwrap() else { panic!("no answer") };
+    assert_eq!(server.requests().len(), 1, "one narration request");
+    *answer
+}
+
+#[sqlx::test]
+async fn the_model_narrator_ships_only_what_the_gate_passes(pool: PgPool) {
+    seeded(&pool).await;
+    let faithful = "Juniper Analytics Inc. leads the incumbents with $715,936.81 obligated on 1 \
+                    award over the last 36 months; the bench counts are withheld.";
+    let answer = narrated_by_the_model(&pool, faithful).await;
+    assert_eq!(answer.text_source, TextSource::Narrated);
+    assert!(answer.text.starts_with(faithful), "{}", answer.text);
+    assert_eq!(answer.gate.as_ref().map(|gate| gate.passed), Some(true));
+
+    let template = answered(Engine::new(config(), pool.clone()).ask(ask()).await).text.clone();
+    for (unfaithful, miss) in [
+        ("Juniper Analytics Inc. leads with $815,936.81 obligated.", "Number(\"815936.81\")"),
+        ("Juniper Analytics Inc. leads \u{2014} $715,936.81 obligated.", "Dash("),
+    ] {
+        let answer = narrated_by_the_model(&pool, unfaithful).await;
+        assert_eq!(answer.text_source, TextSource::Deterministic, "{unfaithful}");
+        assert_eq!(answer.text, template, "the template's text ships instead");
+        let gate = answer.gate.expect("a verdict");
+        assert!(!gate.passed);
+        assert!(gate.misses.iter().any(|it| it.starts_with(miss)), "{miss}: {:?}", gate.misses);
     }
 }
 

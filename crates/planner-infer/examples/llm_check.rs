@@ -1,10 +1,13 @@
-//! The OpenAI-compatible proposer against a real model server: proposes intents for the first
-//! questions of the development corpus, checks every returned name is in the registry, and
-//! reports accuracy and latency. `cargo xtask llm-check` starts a local server and runs this.
+//! The OpenAI-compatible proposer and narrator against a real model server: proposes intents
+//! for the first questions of the development corpus, checks every returned name is in the
+//! registry, and reports accuracy and latency; then narrates evidence samples shaped like the
+//! reference registry's answers and reports how many narrations pass the faithfulness gate.
+//! `cargo xtask llm-check` starts a local server and runs this.
 //!
 //! ```text
 //! cargo run -p planner-infer --example llm_check -- \
-//!     --base-url http://127.0.0.1:8080/v1 --corpus fixtures/eval/dev.jsonl --limit 20
+//!     --base-url http://127.0.0.1:8080/v1 --corpus fixtures/eval/dev.jsonl --limit 20 \
+//!     --narrations 10
 //! ```
 
 #![allow(clippy::print_stdout, reason = "a command-line report")]
@@ -14,10 +17,15 @@
 #[allow(dead_code, reason = "shared with the evaluation test, which uses all of it")]
 mod pipeline;
 
+#[path = "../tests/infer/narration.rs"]
+mod narration;
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use planner_infer::{Catalog, ModelClient, ModelConfig, ModelProposer, ProposeRequest, Proposer};
+use planner_infer::{
+    Catalog, ModelClient, ModelConfig, ModelNarrator, ModelProposer, ProposeRequest, Proposer,
+};
 
 use pipeline::{Figures, extract, load_corpus, outcome, reference_registry};
 
@@ -25,6 +33,7 @@ struct Args {
     base_url: String,
     corpus: PathBuf,
     limit: usize,
+    narrations: usize,
     model: String,
 }
 
@@ -33,6 +42,7 @@ fn args() -> Result<Args, String> {
         base_url: String::new(),
         corpus: PathBuf::from("fixtures/eval/dev.jsonl"),
         limit: 20,
+        narrations: 10,
         model: "local".to_owned(),
     };
     let mut raw = std::env::args().skip(1);
@@ -42,6 +52,9 @@ fn args() -> Result<Args, String> {
             "--base-url" => args.base_url = value,
             "--corpus" => args.corpus = PathBuf::from(value),
             "--limit" => args.limit = value.parse().map_err(|_| format!("bad --limit {value}"))?,
+            "--narrations" => {
+                args.narrations = value.parse().map_err(|_| format!("bad --narrations {value}"))?;
+            }
             "--model" => args.model = value,
             other => return Err(format!("unknown flag {other}")),
         }
@@ -59,8 +72,10 @@ async fn main() -> Result<(), String> {
     let catalog = Catalog::from_registry(&registry);
     let mut config = ModelConfig::with_defaults(&args.base_url, &args.model);
     config.timeout = Duration::from_secs(60);
-    let client = ModelClient::new(config, None).map_err(|err| err.to_string())?;
+    let client = ModelClient::new(config.clone(), None).map_err(|err| err.to_string())?;
     let proposer = ModelProposer::new(client, &catalog);
+    let narrator =
+        ModelNarrator::new(ModelClient::new(config, None).map_err(|err| err.to_string())?);
     let corpus = load_corpus(&pipeline::root().join(&args.corpus));
     let items: Vec<_> = corpus
         .iter()
@@ -116,5 +131,11 @@ async fn main() -> Result<(), String> {
     );
     println!("{}", figures.summary());
     println!("latency mean {mean:.2}s p50 {p50:.2}s | wall {:.1}s", wall.elapsed().as_secs_f64());
+
+    // Narration: reported, not gated (a failed narration ships the template's text).
+    let samples = narration::samples(args.narrations);
+    let started = Instant::now();
+    let rate = narration::pass_rate(&narrator, &samples).await;
+    println!("{} | wall {:.1}s", rate.summary(), started.elapsed().as_secs_f64());
     Ok(())
 }

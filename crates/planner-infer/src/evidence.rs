@@ -1,5 +1,8 @@
 //! The evidence a narration is checked against: the tables the plan's intents returned (with
-//! suppressed cells marked) and the entity strings the question bound.
+//! suppressed cells marked, money marked as money, and the window each table covers), the
+//! entity strings the question bound, and the plan nodes that did not contribute.
+
+use planner_registry::WindowDirection;
 
 /// One cell of an evidence table, typed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +15,10 @@ pub enum Cell {
     Int(i64),
     /// An exact decimal, written in plain notation (`1234567.89`, `-0.5`).
     Decimal(String),
+    /// An amount of money in US dollars, an exact decimal in plain notation like
+    /// [`Cell::Decimal`]; narrated with the currency sign and thousands separators
+    /// (`$4,160,091,428.60`).
+    Money(String),
     /// A calendar date, `YYYY-MM-DD`.
     Date(String),
     /// Text: names, identifiers, labels.
@@ -23,6 +30,18 @@ pub enum Cell {
     },
 }
 
+/// The window of months a table's rows cover.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// Its length in months, as bound.
+    pub months: i64,
+    /// Which way it runs: up to the anchor ("over the 36 months to 2026-09-30") or from it on
+    /// ("in the 18 months from 2026-09-30").
+    pub direction: WindowDirection,
+    /// The date it is anchored on (`YYYY-MM-DD`), the data's own "today", when known.
+    pub as_of: Option<String>,
+}
+
 /// One intent's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvidenceTable {
@@ -32,6 +51,17 @@ pub struct EvidenceTable {
     pub columns: Vec<String>,
     /// The rows, each as long as `columns`.
     pub rows: Vec<Vec<Cell>>,
+    /// The window of months the rows cover, for an intent that has one.
+    pub window: Option<Window>,
+}
+
+/// A plan node that did not contribute to the answer, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DroppedIntent {
+    /// The intent's name.
+    pub intent: String,
+    /// Why it did not contribute, in words.
+    pub reason: String,
 }
 
 /// Everything a narration may draw on.
@@ -41,4 +71,6 @@ pub struct Evidence {
     pub tables: Vec<EvidenceTable>,
     /// Entity strings bound into the plan (agency names, NAICS codes, UEIs, ...).
     pub entities: Vec<String>,
+    /// Registry intents of the plan that did not contribute, with their reasons.
+    pub dropped: Vec<DroppedIntent>,
 }

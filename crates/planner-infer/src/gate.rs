@@ -23,6 +23,14 @@
 //!    inside the labels themselves and the threshold `k` ("fewer than 11").
 //! 5. **People are not scored or ranked.** No clause may pair a word for people (candidate,
 //!    staff, employee...) with a word of scoring or ranking (rank, score, best, top...).
+//! 6. **No dash punctuation** (the design's writing rule, see [`crate::find_dashes`]): an em or en
+//!    dash, a hyphen between spaces or a double hyphen fails, outside identifiers, codes and URLs
+//!    and outside text copied from the evidence (a vendor named `Acme - East`).
+//!
+//! The evidence's numbers are its cells (money as its amount, so `$4,160,091,428.60` matches
+//! `4160091428.6`), each table's row count, count of withheld cells and window of months, and the
+//! numbers inside its texts and the reasons of dropped nodes; its dates are its date cells and
+//! each window's anchor date.
 
 mod scan;
 #[cfg(test)]
@@ -32,6 +40,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::ops::Range;
 
+use crate::dash::find_dashes;
 use crate::evidence::{Cell, Evidence};
 use scan::{Kind, Num, Token, normalise, scan};
 
@@ -132,6 +141,8 @@ pub enum Miss {
     SuppressedNumber(String),
     /// A clause that scores or ranks people.
     RanksPeople(String),
+    /// Dash punctuation, with the words around it.
+    Dash(String),
 }
 
 /// The gate's answer.
@@ -390,8 +401,27 @@ impl Index {
         for entity in &evidence.entities {
             read_text(entity, &mut index, true);
         }
+        for dropped in &evidence.dropped {
+            read_text(&dropped.intent, &mut index, true);
+            read_text(&dropped.reason, &mut index, true);
+        }
         for table in &evidence.tables {
             index.numbers.push(int(table.rows.len() as i128));
+            let withheld = table
+                .rows
+                .iter()
+                .flatten()
+                .filter(|cell| matches!(cell, Cell::Suppressed { .. }))
+                .count();
+            if withheld > 0 {
+                index.numbers.push(int(withheld as i128));
+            }
+            if let Some(window) = &table.window {
+                index.numbers.push(int(window.months.into()));
+                if let Some(date) = &window.as_of {
+                    read_text(date, &mut index, false);
+                }
+            }
             read_text(&table.intent, &mut index, true);
             for column in &table.columns {
                 read_text(column, &mut index, true);
@@ -404,14 +434,20 @@ impl Index {
                 let counts = row
                     .iter()
                     .filter(|cell| {
-                        matches!(cell, Cell::Int(_) | Cell::Decimal(_) | Cell::Suppressed { .. })
+                        matches!(
+                            cell,
+                            Cell::Int(_)
+                                | Cell::Decimal(_)
+                                | Cell::Money(_)
+                                | Cell::Suppressed { .. }
+                        )
                     })
                     .count();
                 for (position, cell) in row.iter().enumerate() {
                     match cell {
                         Cell::Null | Cell::Bool(_) => {}
                         Cell::Int(value) => index.numbers.push(int((*value).into())),
-                        Cell::Decimal(text) => match Num::parse(text) {
+                        Cell::Decimal(text) | Cell::Money(text) => match Num::parse(text) {
                             Some(value) => index.numbers.push(value),
                             None => read_text(text, &mut index, false),
                         },
@@ -640,7 +676,55 @@ pub fn check_faithfulness(narration: &str, evidence: &Evidence, config: &GateCon
     check_entities(&tokens, &index, config, &mut misses);
     check_suppressed(&tokens, &index, &mut misses);
     check_people(&tokens, &mut misses);
+    check_dashes(narration, evidence, &mut misses);
     Verdict { misses }
+}
+
+/// Rule 6: dash punctuation, unless it is inside text copied from the evidence.
+fn check_dashes(narration: &str, evidence: &Evidence, misses: &mut Vec<Miss>) {
+    let dashes = find_dashes(narration);
+    if dashes.is_empty() {
+        return;
+    }
+    // Where the narration quotes an evidence text that holds a dash itself.
+    let mut quoted: Vec<Range<usize>> = Vec::new();
+    let texts = evidence
+        .entities
+        .iter()
+        .chain(evidence.dropped.iter().flat_map(|it| [&it.intent, &it.reason]))
+        .chain(evidence.tables.iter().flat_map(|table| {
+            table.rows.iter().flatten().filter_map(|cell| match cell {
+                Cell::Text(text) => Some(text),
+                _ => None,
+            })
+        }));
+    for text in texts {
+        if text.is_empty() || find_dashes(text).is_empty() {
+            continue;
+        }
+        for start in memchr::memmem::find_iter(narration.as_bytes(), text.as_bytes()) {
+            quoted.push(start..start + text.len());
+        }
+    }
+    for dash in dashes {
+        if quoted.iter().any(|it| it.start <= dash.start && dash.end <= it.end) {
+            continue;
+        }
+        misses.push(Miss::Dash(around(narration, dash)));
+    }
+}
+
+/// The dash at `range` with up to 12 bytes of text either side (on character boundaries).
+fn around(text: &str, range: Range<usize>) -> String {
+    let mut start = range.start.saturating_sub(12);
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (range.end + 12).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    text[start..end].trim().to_owned()
 }
 
 fn render(value: Num) -> String {

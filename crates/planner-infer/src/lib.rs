@@ -6,7 +6,9 @@
 //!   constrained to the closed set at decoding time.
 //! - [`Narrator`]: turns evidence into prose. [`TemplateNarrator`] is deterministic;
 //!   [`ModelNarrator`] asks a model.
-//! - [`check_faithfulness`]: the deterministic gate every narration passes before it ships.
+//! - [`check_faithfulness`]: the deterministic gate every narration passes before it ships: its
+//!   numbers, dates and names must be the evidence's, and it follows the design's writing rule
+//!   (no dash punctuation, [`find_dashes`]).
 //!
 //! **Architecture invariants:** this is the only crate that talks HTTP to a model (reqwest).
 //! A model's output is only ever a list of names filtered against the closed set, or prose that
@@ -14,6 +16,7 @@
 //! library never reads the environment: API keys are resolved by the caller.
 
 mod catalog;
+mod dash;
 mod error;
 mod evidence;
 mod gate;
@@ -24,8 +27,9 @@ mod proposer;
 
 pub use crate::{
     catalog::{Catalog, IntentCard},
+    dash::find_dashes,
     error::{Error, Result},
-    evidence::{Cell, Evidence, EvidenceTable},
+    evidence::{Cell, DroppedIntent, Evidence, EvidenceTable, Window},
     gate::{GateConfig, Miss, Verdict, check_faithfulness},
     lexical::{LexicalPick, LexicalProposer},
     narrate::{ModelNarrator, Narrator, TemplateNarrator},

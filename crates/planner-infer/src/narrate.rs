@@ -3,7 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::evidence::{Cell, Evidence};
+use planner_registry::WindowDirection;
+
+use crate::evidence::{Cell, Evidence, EvidenceTable, Window};
 use crate::openai::{ChatReply, Constraint, ModelClient};
 use crate::{BoxFuture, Error, Result};
 
@@ -17,57 +19,266 @@ pub trait Narrator: Send + Sync + std::fmt::Debug {
     ) -> BoxFuture<'a, Result<String>>;
 }
 
-/// The deterministic narrator: one line per table and one per row, every value copied from the
-/// evidence as is, suppressed counts written as withheld. Its output always passes the gate.
+/// The deterministic narrator. For each table: a sentence naming it, the window of months its
+/// rows cover and its row count; a sentence naming every cell withheld by small-cell
+/// suppression; then its first rows as sentences (money with the currency sign and thousands
+/// separators, dates as dates), the rest left to the table. Then a sentence for each plan node
+/// that did not contribute, with its reason. Every value is copied from the evidence, nothing
+/// is computed, and no dash punctuation is written: its output always passes the gate.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TemplateNarrator;
+
+/// The rows of a table stated in sentences; the table shows the rest.
+const ROWS_STATED: usize = 5;
 
 impl TemplateNarrator {
     /// Renders `evidence` (the same text [`Narrator::narrate`] returns).
     pub fn render(evidence: &Evidence) -> String {
+        render_rows(evidence, ROWS_STATED)
+    }
+
+    /// The sentences naming the plan nodes that did not contribute, and why (empty when none
+    /// was dropped). [`TemplateNarrator::render`] ends with them; the engine appends them to a
+    /// model narration that passed the gate.
+    pub fn render_dropped(evidence: &Evidence) -> String {
         let mut out = String::new();
-        for table in &evidence.tables {
-            let rows = table.rows.len();
-            let _ = writeln!(
-                out,
-                "{} ({rows} {}):",
-                table.intent.replace('_', " "),
-                if rows == 1 { "row" } else { "rows" }
-            );
-            if rows == 0 {
-                let _ = writeln!(out, "- no rows");
-            }
-            for row in &table.rows {
-                out.push_str("- ");
-                for (position, cell) in row.iter().enumerate() {
-                    if position > 0 {
-                        out.push_str("; ");
-                    }
-                    let column = table.columns.get(position).map_or("value", String::as_str);
-                    out.push_str(&column.replace('_', " "));
-                    out.push_str(": ");
-                    match cell {
-                        Cell::Null => out.push_str("none"),
-                        Cell::Bool(value) => out.push_str(if *value { "yes" } else { "no" }),
-                        Cell::Int(value) => {
-                            let _ = write!(out, "{value}");
-                        }
-                        Cell::Decimal(text) | Cell::Date(text) | Cell::Text(text) => {
-                            out.push_str(text)
-                        }
-                        Cell::Suppressed { k } => {
-                            let _ = write!(out, "withheld (fewer than {k})");
-                        }
-                    }
-                }
-                out.push('\n');
-            }
-        }
-        if evidence.tables.is_empty() {
-            out.push_str("no evidence\n");
+        for dropped in &evidence.dropped {
+            let _ = writeln!(out, "{} was not answered: {}.", dropped.intent, dropped.reason);
         }
         out
     }
+}
+
+/// The template narration stating up to `rows` rows of each table.
+fn render_rows(evidence: &Evidence, rows: usize) -> String {
+    let mut paragraphs: Vec<String> =
+        evidence.tables.iter().map(|table| table_paragraph(table, rows)).collect();
+    let notes = TemplateNarrator::render_dropped(evidence);
+    if !notes.is_empty() {
+        paragraphs.push(notes);
+    }
+    if paragraphs.is_empty() {
+        return "No evidence was returned.\n".to_owned();
+    }
+    // Each paragraph ends its last line; a blank line divides them.
+    paragraphs.join("\n")
+}
+
+/// A column or intent name as words: `_` as spaces, and the codes the reference domain writes as
+/// acronyms in capitals (`naics`, `uei`, `piid`).
+fn words(name: &str) -> String {
+    name.split('_')
+        .map(|word| match word {
+            "naics" | "uei" | "piid" => word.to_ascii_uppercase(),
+            _ => word.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The name of an intent as a sentence opens with it: `top_incumbents` is "Top incumbents".
+fn title(intent: &str) -> String {
+    let words = words(intent);
+    let mut chars = words.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => "The result".to_owned(),
+    }
+}
+
+fn window_phrase(window: &Window) -> String {
+    let months = window.months;
+    let unit = if months == 1 { "month" } else { "months" };
+    match (&window.as_of, window.direction) {
+        (Some(date), WindowDirection::Past) => format!(" over the {months} {unit} to {date}"),
+        (Some(date), WindowDirection::Ahead) => format!(" in the {months} {unit} from {date}"),
+        (None, WindowDirection::Past) => format!(" over the last {months} {unit}"),
+        (None, WindowDirection::Ahead) => format!(" in the next {months} {unit}"),
+    }
+}
+
+/// Ends `sentence` with a full stop unless it already ends with one.
+fn end_sentence(out: &mut String) {
+    if !out.ends_with('.') {
+        out.push('.');
+    }
+    out.push('\n');
+}
+
+/// Whether a column names the row's subject (`name`, `incumbent_name`).
+fn is_name_column(column: &str) -> bool {
+    column == "name" || column.ends_with("_name")
+}
+
+fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
+    let column = |position: usize| {
+        table.columns.get(position).map_or_else(|| "value".to_owned(), |it| words(it))
+    };
+    let mut out = title(&table.intent);
+    if let Some(window) = &table.window {
+        out.push_str(&window_phrase(window));
+    }
+    match table.rows.len() {
+        0 => out.push_str(": no rows"),
+        1 => out.push_str(": 1 row"),
+        rows => {
+            let _ = write!(out, ": {rows} rows");
+        }
+    }
+    end_sentence(&mut out);
+    // Every suppressed cell, by its column and its row's label.
+    let withheld: Vec<String> = table
+        .rows
+        .iter()
+        .flat_map(|row| {
+            let label = row_label(table, row);
+            row.iter().enumerate().filter_map(move |(position, cell)| match cell {
+                Cell::Suppressed { k } => Some(match &label {
+                    Some((label_column, label)) => format!(
+                        "{} where {label_column} is {label} (fewer than {k})",
+                        column(position)
+                    ),
+                    None => format!("{} (fewer than {k})", column(position)),
+                }),
+                _ => None,
+            })
+        })
+        .collect();
+    if !withheld.is_empty() {
+        let count = withheld.len();
+        let _ = write!(
+            out,
+            "{count} {} withheld by small cell suppression: {}",
+            if count == 1 { "count is" } else { "counts are" },
+            withheld.join("; ")
+        );
+        end_sentence(&mut out);
+    }
+    // Where a withheld cell's row has no label, the gate reads any figure stated beside its
+    // column's name as a claim about it: each figure is then set apart from its name.
+    let apart = table.rows.iter().any(|row| {
+        row.iter().any(|cell| matches!(cell, Cell::Suppressed { .. }))
+            && !row.iter().any(|cell| matches!(cell, Cell::Text(_)))
+    });
+    // A row whose every figure is withheld was named above.
+    let named = |row: &&Vec<Cell>| {
+        let mut figures = row.iter().filter(|cell| !matches!(cell, Cell::Text(_)));
+        let first = figures.next();
+        matches!(first, Some(Cell::Suppressed { .. }))
+            && figures.all(|cell| matches!(cell, Cell::Suppressed { .. }))
+    };
+    for row in table.rows.iter().filter(|row| !named(row)).take(stated) {
+        out.push_str(&row_sentence(table, row, apart));
+        end_sentence(&mut out);
+    }
+    if table.rows.iter().filter(|row| !named(row)).count() > stated {
+        out.push_str("The table below lists every row.\n");
+    }
+    out
+}
+
+/// The first text cell of a row, as `(column, value)`: how a withheld cell is named.
+fn row_label(table: &EvidenceTable, row: &[Cell]) -> Option<(String, String)> {
+    row.iter().enumerate().find_map(|(position, cell)| match cell {
+        Cell::Text(text) => {
+            Some((words(table.columns.get(position).map_or("label", String::as_str)), text.clone()))
+        }
+        _ => None,
+    })
+}
+
+/// One row: its subject (a name column's value, else its text cells with their columns), then
+/// every other cell with its column. Cells are divided by semicolons, so that a clause naming a
+/// withheld cell holds no other figure (the gate's suppression rule reads such parts); `apart`
+/// sets each figure apart from its column's name with a colon.
+fn row_sentence(table: &EvidenceTable, row: &[Cell], apart: bool) -> String {
+    let column = |position: usize| {
+        table.columns.get(position).map_or_else(|| "value".to_owned(), |it| words(it))
+    };
+    let subject = row.iter().enumerate().position(|(position, cell)| {
+        matches!(cell, Cell::Text(_))
+            && table.columns.get(position).is_some_and(|name| is_name_column(name))
+    });
+    let mut out = String::new();
+    let mut labels = Vec::new();
+    let mut figures = Vec::new();
+    for (position, cell) in row.iter().enumerate() {
+        if Some(position) == subject {
+            continue;
+        }
+        let value = cell_text(cell);
+        let pair = if apart && !matches!(cell, Cell::Text(_)) {
+            format!("{}: {value}", column(position))
+        } else {
+            format!("{} {value}", column(position))
+        };
+        if matches!(cell, Cell::Text(_)) { labels.push(pair) } else { figures.push(pair) }
+    }
+    match subject.and_then(|position| row.get(position)) {
+        Some(Cell::Text(name)) => {
+            out.push_str(name);
+            if !labels.is_empty() {
+                let _ = write!(out, " ({})", labels.join("; "));
+            }
+        }
+        _ => out.push_str(&labels.join("; ")),
+    }
+    if !figures.is_empty() {
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&figures.join("; "));
+    }
+    if out.is_empty() {
+        out.push_str("an empty row");
+    }
+    out
+}
+
+/// A cell as a sentence states it.
+fn cell_text(cell: &Cell) -> String {
+    match cell {
+        Cell::Null => "none".to_owned(),
+        Cell::Bool(value) => if *value { "yes" } else { "no" }.to_owned(),
+        Cell::Int(value) => value.to_string(),
+        Cell::Money(amount) => money(amount),
+        Cell::Decimal(text) | Cell::Date(text) | Cell::Text(text) => text.clone(),
+        Cell::Suppressed { k } => format!("withheld (fewer than {k})"),
+    }
+}
+
+/// An amount of US dollars in plain notation as `$1,234,567.80` (at least two decimal places,
+/// more when the amount has them; `-$5.00` below zero). Text that is not a plain decimal is
+/// returned as it is.
+pub(crate) fn money(amount: &str) -> String {
+    let (negative, digits) = match amount.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, amount),
+    };
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty()
+        || !whole.bytes().all(|byte| byte.is_ascii_digit())
+        || !fraction.bytes().all(|byte| byte.is_ascii_digit())
+    {
+        return amount.to_owned();
+    }
+    let mut out = String::with_capacity(amount.len() + whole.len() / 3 + 4);
+    if negative {
+        out.push('-');
+    }
+    out.push('$');
+    for (position, digit) in whole.chars().enumerate() {
+        if position > 0 && (whole.len() - position) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out.push('.');
+    out.push_str(fraction);
+    for _ in fraction.len()..2 {
+        out.push('0');
+    }
+    out
 }
 
 impl Narrator for TemplateNarrator {
@@ -81,11 +292,14 @@ impl Narrator for TemplateNarrator {
 }
 
 /// The instructions every model narration is written under.
-const NARRATOR_RULES: &str = "You answer a question about federal contracting using only the \
-    evidence given. State only facts, numbers, dates and names that appear in the evidence, \
-    copied exactly. A count shown as withheld must be reported as withheld: never guess or \
-    estimate it. Never score, rank or compare individual people or candidates. Be brief: at \
-    most five sentences, plain text.";
+pub(crate) const NARRATOR_RULES: &str = "You answer a question about federal contracting using \
+    only the evidence given. State only facts, numbers, dates and names that appear in the \
+    evidence, copied exactly; money may be written with its dollar sign and thousands \
+    separators. Say which window of months each figure covers when the evidence gives one. A \
+    count shown as withheld must be reported as withheld: never guess or estimate it. Never \
+    score, rank or compare individual people or candidates. Write plain sentences: no dash \
+    punctuation (no em dash, no en dash, no hyphen between spaces, no bullets), no markdown. \
+    Be brief: at most five sentences.";
 
 /// Asks a model to write the answer from the evidence. Its output must still pass the gate.
 #[derive(Debug)]
@@ -107,10 +321,9 @@ impl Narrator for ModelNarrator {
         evidence: &'a Evidence,
     ) -> BoxFuture<'a, Result<String>> {
         Box::pin(async move {
-            let user = format!(
-                "Question: {question}\n\nEvidence:\n{}",
-                TemplateNarrator::render(evidence)
-            );
+            // Every row, so that the model may pick what answers the question.
+            let user =
+                format!("Question: {question}\n\nEvidence:\n{}", render_rows(evidence, usize::MAX));
             match self
                 .client
                 .chat(&[("system", NARRATOR_RULES), ("user", &user)], Constraint::None, 0.0)

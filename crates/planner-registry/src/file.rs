@@ -22,6 +22,15 @@ pub(crate) struct RawSettings {
     pub(crate) allowed_schemas: Vec<Spanned<String>>,
     #[serde(default)]
     pub(crate) scopes: Vec<Spanned<String>>,
+    pub(crate) as_of: Option<Spanned<RawAsOf>>,
+}
+
+/// `[registry] as_of`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawAsOf {
+    pub(crate) plane: Spanned<String>,
+    pub(crate) sql: Spanned<String>,
 }
 
 /// One `[planes]` entry.
@@ -59,6 +68,7 @@ pub(crate) struct RawIntent {
     pub(crate) sql: Option<Spanned<String>>,
     pub(crate) columns: Option<Vec<Spanned<RawColumn>>>,
     pub(crate) suppression: Option<Spanned<RawSuppression>>,
+    pub(crate) window: Option<Spanned<String>>,
     pub(crate) members: Option<Vec<Spanned<String>>>,
     pub(crate) edges: Option<Vec<Spanned<RawEdge>>>,
 }
@@ -81,6 +91,7 @@ pub(crate) struct RawColumn {
     #[serde(rename = "type")]
     pub(crate) ty: Spanned<String>,
     pub(crate) provides: Option<Spanned<String>>,
+    pub(crate) unit: Option<Spanned<String>>,
 }
 
 /// An intent's `suppression`.

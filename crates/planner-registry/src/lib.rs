@@ -26,6 +26,7 @@
 //! | `default_k` | integer >= 2 | suppression threshold for count intents that do not set `k` (11) |
 //! | `allowed_schemas` | array of strings | the only schemas SQL may name; every table must be written `schema.table` with one of these (CTE names excepted). `eeo`, `pg_catalog`, `information_schema` and `pg_toast` are never allowed |
 //! | `scopes` | array of strings | the scope names intents and planes may require (for example `bench`) |
+//! | `as_of` | table, optional | `{ plane = "<plane>", sql = "<query>" }`: the query that reads the date the data was taken, its own "today" (one row, one `date` column, no params; guarded like an intent's SQL on that plane, which may not count). Answers state each intent window as ending or starting at that date |
 //!
 //! ## `[planes]`: how an intent runs
 //!
@@ -65,6 +66,7 @@
 //! | `sql` | string, required | one PostgreSQL query with placeholders `$1..$n` |
 //! | `columns` | array of tables, required | the output columns, in `SELECT` order |
 //! | `suppression` | table | required when the plane has `counts = true`, forbidden otherwise |
+//! | `window` | string, optional | `past` or `ahead`: the rows cover the intent's `months` param of months up to, or from, the data's "today" (`registry.as_of`); answers say so. The intent needs a `months` param |
 //!
 //! A `params` entry is `{ name = "<param>" }` for a required param, or
 //! `{ name = "<param>", default = <value> }` for an optional one. Integer (`months`) params may
@@ -76,7 +78,8 @@
 //! `decimal`, `date`, `timestamp`, `bool`, `uuid`, `text_list`. Adding `provides = "<param>"` says
 //! the column's values can bind that param of another intent (a dependency edge); the column
 //! type must suit the param's kind (`text` for agency, naics, clearance and uei; `uuid` or `text`
-//! for uuid; `int` for months; `text_list` for compartments).
+//! for uuid; `int` for months; `text_list` for compartments). Adding `unit = "usd"` to an `int` or
+//! `decimal` column says its values are US dollars (narrated as `$1,234.50`).
 //!
 //! `suppression` is `{ count_columns = ["<column>", ...], k = <int> }`: the named columns (of type
 //! `int`) hold counts of people, and any value from 1 to k-1 is suppressed. `k` defaults to
@@ -226,8 +229,9 @@ pub use crate::{
     error::{Error, Problem, Result},
     guard::{GuardViolation, check_sql},
     model::{
-        Column, ColumnType, Composite, CompositeEdge, Intent, IntentBody, IntentId, IntentParam,
-        Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings, Suppression,
+        AsOf, Column, ColumnType, Composite, CompositeEdge, Intent, IntentBody, IntentId,
+        IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings,
+        Suppression, Unit, WindowDirection,
     },
     value::{ParamKind, ParamValue, Value},
 };

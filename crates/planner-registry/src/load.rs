@@ -10,8 +10,9 @@ use crate::error::{Error, Problem, Result};
 use crate::file::{RawFile, RawIntent};
 use crate::guard;
 use crate::model::{
-    Column, ColumnType, Composite, CompositeEdge, Inner, Intent, IntentBody, IntentId, IntentParam,
-    Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings, Suppression,
+    AsOf, Column, ColumnType, Composite, CompositeEdge, Inner, Intent, IntentBody, IntentId,
+    IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings,
+    Suppression, Unit, WindowDirection,
 };
 use crate::value::{ParamKind, Value};
 
@@ -267,7 +268,8 @@ fn validate(raw: &RawFile, report: &mut Report<'_>) -> Option<Inner> {
             }
         }
     }
-    Some(Inner { settings, planes, params, intents, by_name, param_by_kind, providers })
+    let as_of = ctx.as_of(report);
+    Some(Inner { settings, planes, params, intents, by_name, param_by_kind, as_of, providers })
 }
 
 fn validate_settings(raw: &RawFile, report: &mut Report<'_>) -> Option<Settings> {
@@ -463,6 +465,30 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// `[registry] as_of`: a known plane that does not count, and SQL the guard accepts there.
+    fn as_of(&self, report: &mut Report<'_>) -> Option<AsOf> {
+        let raw = self.raw.registry.get_ref().as_of.as_ref()?.get_ref();
+        let Some(&plane) = self.plane_ids.get(raw.plane.get_ref().as_str()) else {
+            report.at(
+                &raw.plane.span(),
+                format!("registry.as_of names unknown plane `{}`", raw.plane.get_ref()),
+            );
+            return None;
+        };
+        if self.planes[plane.index()].counts {
+            report.at(
+                &raw.plane.span(),
+                format!(
+                    "registry.as_of may not run on the counting plane `{}`",
+                    raw.plane.get_ref()
+                ),
+            );
+            return None;
+        }
+        self.guard("registry.as_of", &raw.sql, &self.planes[plane.index()].schemas, &[], report);
+        Some(AsOf { plane, sql: raw.sql.get_ref().clone() })
+    }
+
     fn intent(
         &self,
         id: IntentId,
@@ -652,23 +678,48 @@ impl Ctx<'_> {
                     let schemas = plane.map_or(&self.settings.allowed_schemas, |plane| {
                         &self.planes[plane.index()].schemas
                     });
-                    self.guard(name, sql, schemas, &kinds, report);
+                    self.guard(&format!("intent `{name}`"), sql, schemas, &kinds, report);
                 }
                 sql.get_ref().clone()
             }
         };
+        let window = raw.window.as_ref().and_then(|window| {
+            let direction = match window.get_ref().as_str() {
+                "past" => WindowDirection::Past,
+                "ahead" => WindowDirection::Ahead,
+                other => {
+                    report.at(
+                        &window.span(),
+                        format!(
+                            "intent `{name}`: unknown window `{other}`: expected past or ahead"
+                        ),
+                    );
+                    return None;
+                }
+            };
+            if !params.iter().any(|param| param.kind == ParamKind::Months) {
+                report.at(
+                    &window.span(),
+                    format!("intent `{name}`: a window needs a param of kind months"),
+                );
+            }
+            Some(direction)
+        });
         QueryIntent {
             plane: plane.unwrap_or(PlaneId(0)),
             scopes: scopes.into_iter().collect(),
             sql,
             columns,
             suppression,
+            window,
         }
     }
 
+    /// Reports the guard's violations of `sql` (of `what`: "intent `x`"), each at its place in
+    /// the file.
     fn guard(
         &self,
-        name: &str,
+        what: &str,
         sql: &Spanned<String>,
         schemas: &[String],
         kinds: &[ParamKind],
@@ -690,7 +741,7 @@ impl Ctx<'_> {
             (1, false)
         };
         for violation in violations {
-            let message = format!("intent `{name}`: SQL rejected: {}", violation.message);
+            let message = format!("{what}: SQL rejected: {}", violation.message);
             match violation.location {
                 Some((sql_line, sql_column)) if sql_line >= 1 => {
                     let (file_line, file_column) = if skip_newline {
@@ -768,7 +819,24 @@ impl Ctx<'_> {
                 }
                 Some(param)
             });
-            columns.push(Column { name: column_ref.name.get_ref().clone(), ty, provides });
+            let unit = column_ref.unit.as_ref().and_then(|unit| match unit.get_ref().as_str() {
+                "usd" if matches!(ty, ColumnType::Int | ColumnType::Decimal) => Some(Unit::Usd),
+                "usd" => {
+                    report.at(
+                        &unit.span(),
+                        format!(
+                            "column `{}` of type {ty} cannot have a unit: only int and decimal can",
+                            column_ref.name.get_ref()
+                        ),
+                    );
+                    None
+                }
+                other => {
+                    report.at(&unit.span(), format!("unknown unit `{other}`: expected usd"));
+                    None
+                }
+            });
+            columns.push(Column { name: column_ref.name.get_ref().clone(), ty, provides, unit });
         }
         columns
     }
@@ -886,6 +954,7 @@ impl Ctx<'_> {
             (raw.sql.is_some(), "sql"),
             (raw.columns.is_some(), "columns"),
             (raw.suppression.is_some(), "suppression"),
+            (raw.window.is_some(), "window"),
         ] {
             if present {
                 report

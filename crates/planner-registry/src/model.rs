@@ -21,6 +21,8 @@ pub(crate) struct Inner {
     pub(crate) intents: Vec<Intent>,
     pub(crate) by_name: BTreeMap<String, IntentId>,
     pub(crate) param_by_kind: BTreeMap<ParamKind, ParamId>,
+    /// The query that reads the data's own "today" (`[registry] as_of`).
+    pub(crate) as_of: Option<AsOf>,
     /// Per param (by index): the query intents with a column that provides it, in order.
     pub(crate) providers: Vec<Vec<IntentId>>,
 }
@@ -49,6 +51,51 @@ pub struct Settings {
     pub allowed_schemas: Vec<String>,
     /// The scope names intents and planes may require.
     pub scopes: Vec<String>,
+}
+
+/// The query that reads the date the data was taken, its own "today" (`[registry] as_of`): the
+/// anchor of every intent window. One row, one `date` column; no params.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AsOf {
+    /// The plane it runs on (not a counting one).
+    pub plane: PlaneId,
+    /// The SQL, guarded like an intent's on its plane's schemas.
+    pub sql: String,
+}
+
+/// Which way an intent's window of months runs from the data's "today" (an intent's `window`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WindowDirection {
+    /// `past`: the months up to it.
+    Past,
+    /// `ahead`: the months from it on.
+    Ahead,
+}
+
+impl WindowDirection {
+    /// The direction's name as written in registry files.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WindowDirection::Past => "past",
+            WindowDirection::Ahead => "ahead",
+        }
+    }
+}
+
+/// The unit of a numeric column (a column's `unit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Unit {
+    /// `usd`: an amount of US dollars.
+    Usd,
+}
+
+impl Unit {
+    /// The unit's name as written in registry files.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Unit::Usd => "usd",
+        }
+    }
 }
 
 /// How the intents of a plane run (`[planes]`).
@@ -117,6 +164,9 @@ pub struct QueryIntent {
     pub columns: Vec<Column>,
     /// The suppression spec; present exactly when the plane counts.
     pub suppression: Option<Suppression>,
+    /// The window of months the rows cover and which way it runs from the data's "today"; the
+    /// intent's `months` param gives its length.
+    pub window: Option<WindowDirection>,
 }
 
 /// A composite intent's fixed sub-plan.
@@ -175,6 +225,8 @@ pub struct Column {
     pub ty: ColumnType,
     /// The param its values can bind in other intents.
     pub provides: Option<ParamId>,
+    /// The unit of a numeric column's values.
+    pub unit: Option<Unit>,
 }
 
 /// The closed set of output column types.
@@ -299,6 +351,11 @@ impl Registry {
     /// The settings.
     pub fn settings(&self) -> &Settings {
         &self.inner.settings
+    }
+
+    /// The query that reads the date the data was taken, when the registry declares one.
+    pub fn as_of(&self) -> Option<&AsOf> {
+        self.inner.as_of.as_ref()
     }
 
     /// The most nodes a plan may have.

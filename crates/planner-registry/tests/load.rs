@@ -285,3 +285,62 @@ fn every_malformed_intent_and_syntax_error_is_reported() {
     assert!(empty.contains("missing section [registry]"), "{empty}");
     assert!(empty.contains("missing section [params]"), "{empty}");
 }
+
+#[test]
+fn the_as_of_query_windows_and_units_are_checked() {
+    let intent = |extra: &str, columns: &str| {
+        format!(
+            "{HEADER}\n[[intent]]\nname = \"x\"\ndescription = \"x\"\nplane = \"market\"\n\
+             params = [{{ name = \"window_months\", default = 12, min = 1, max = 60 }}]\n\
+             sql = \"SELECT a.piid, a.obligated FROM market.awards AS a WHERE a.months < $1::int\"\n\
+             columns = [{columns}]\n{extra}"
+        )
+    };
+    let good_columns = r#"{ name = "piid", type = "text" }, { name = "obligated", type = "decimal", unit = "usd" }"#;
+    let with_as_of = |as_of: &str, extra: &str, columns: &str| {
+        intent(extra, columns)
+            .replace("scopes = [\"bench\"]\n", &format!("scopes = [\"bench\"]\nas_of = {as_of}\n"))
+    };
+    let registry = load(&with_as_of(
+        r#"{ plane = "market", sql = "SELECT s.as_of FROM market.snapshot AS s" }"#,
+        "window = \"past\"\n",
+        good_columns,
+    ));
+    let as_of = registry.as_of().expect("an as-of query");
+    assert_eq!(registry.plane(as_of.plane).name, "market");
+    let query = registry.intents()[0].query().unwrap();
+    assert_eq!(query.window, Some(planner_registry::WindowDirection::Past));
+    assert_eq!(query.columns[1].unit, Some(planner_registry::Unit::Usd));
+    assert_eq!(query.columns[0].unit, None);
+
+    let report = problems(&with_as_of(
+        r#"{ plane = "bench", sql = "SELECT s.as_of FROM market.snapshot AS s" }"#,
+        "window = \"sideways\"\n",
+        r#"{ name = "piid", type = "text", unit = "usd" }, { name = "obligated", type = "decimal", unit = "eur" }"#,
+    ));
+    for expected in [
+        "registry.as_of may not run on the counting plane `bench`",
+        "column `piid` of type text cannot have a unit",
+        "unknown unit `eur`: expected usd",
+        "unknown window `sideways`: expected past or ahead",
+    ] {
+        assert!(report.contains(expected), "{expected}:\n{report}");
+    }
+    let report = problems(&with_as_of(
+        r#"{ plane = "market", sql = "SELECT e.gender FROM eeo.people AS e" }"#,
+        "",
+        good_columns,
+    ));
+    assert!(report.contains("registry.as_of: SQL rejected"), "{report}");
+    let no_months = intent("window = \"ahead\"\n", good_columns)
+        .replace(
+            "params = [{ name = \"window_months\", default = 12, min = 1, max = 60 }]",
+            "params = []",
+        )
+        .replace("WHERE a.months < $1::int", "");
+    assert!(
+        problems(&no_months).contains("a window needs a param of kind months"),
+        "{}",
+        problems(&no_months)
+    );
+}

@@ -4,7 +4,10 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::evidence::EvidenceTable;
+use crate::dash::find_dashes;
+use planner_registry::WindowDirection;
+
+use crate::evidence::{DroppedIntent, EvidenceTable, Window};
 use crate::narrate::TemplateNarrator;
 
 fn table(intent: &str, columns: &[&str], rows: Vec<Vec<Cell>>) -> EvidenceTable {
@@ -12,6 +15,7 @@ fn table(intent: &str, columns: &[&str], rows: Vec<Vec<Cell>>) -> EvidenceTable 
         intent: intent.to_owned(),
         columns: columns.iter().map(|c| (*c).to_owned()).collect(),
         rows,
+        window: None,
     }
 }
 
@@ -68,6 +72,7 @@ fn evidence() -> Evidence {
             "541512".to_owned(),
             "ts_sci".to_owned(),
         ],
+        dropped: Vec::new(),
     }
 }
 
@@ -156,6 +161,79 @@ fn ranking_people_fails() {
 }
 
 #[test]
+fn money_and_dates_as_the_template_writes_them_pass_and_others_fail() {
+    let evidence = Evidence {
+        tables: vec![EvidenceTable {
+            intent: "top_incumbents".to_owned(),
+            columns: vec!["name".to_owned(), "obligated".to_owned()],
+            rows: vec![vec![
+                text("Juniper Analytics Inc."),
+                Cell::Money("4160091428.6".to_owned()),
+            ]],
+            window: Some(Window {
+                months: 36,
+                direction: WindowDirection::Past,
+                as_of: Some("2026-09-30".to_owned()),
+            }),
+        }],
+        entities: Vec::new(),
+        dropped: vec![DroppedIntent {
+            intent: "vendor_awards".to_owned(),
+            reason: "vendor_profile.uei gave 3 values".to_owned(),
+        }],
+    };
+    let config = GateConfig::reference();
+    let misses = |narration: &str| check_faithfulness(narration, &evidence, &config).misses;
+    for faithful in [
+        "Juniper Analytics Inc. obligated $4,160,091,428.60 over the 36 months to 2026-09-30.",
+        "Juniper Analytics Inc. obligated $4,160,091,428.6 by September 30, 2026.",
+        "Juniper Analytics Inc. obligated about $4.2 billion over the last 36 months.",
+        "Juniper Analytics Inc. obligated 4160091428.60 dollars.",
+        "Vendor awards was not answered: its uei gave 3 values.",
+    ] {
+        assert_eq!(misses(faithful), [], "{faithful}");
+    }
+    assert_eq!(
+        misses("Juniper Analytics Inc. obligated $4,160,091,428.70."),
+        [Miss::Number("4160091428.70".to_owned())]
+    );
+    assert_eq!(misses("It obligated $5 billion."), [Miss::Number("5000000000".to_owned())]);
+    assert_eq!(misses("Over the 24 months to 2026-09-30."), [Miss::Number("24".to_owned())]);
+    assert_eq!(misses("Over the 36 months to 2026-10-31."), [Miss::Date("2026-10-31".to_owned())]);
+    let narration = TemplateNarrator::render(&evidence);
+    assert!(narration.contains("$4,160,091,428.60"), "{narration}");
+    assert!(narration.contains("over the 36 months to 2026-09-30"), "{narration}");
+    assert!(narration.contains("vendor_awards was not answered"), "{narration}");
+    assert_eq!(misses(&narration), [], "{narration}");
+}
+
+#[test]
+fn dash_punctuation_fails_unless_quoted_from_the_evidence() {
+    let evidence = Evidence {
+        tables: vec![table(
+            "top_incumbents",
+            &["name", "awards"],
+            vec![vec![text("Acme - East LLC"), Cell::Int(4)]],
+        )],
+        entities: Vec::new(),
+        dropped: Vec::new(),
+    };
+    let config = GateConfig::reference();
+    let misses = |narration: &str| check_faithfulness(narration, &evidence, &config).misses;
+    assert_eq!(misses("Acme - East LLC holds 4 awards."), []);
+    assert_eq!(misses("Acme - East LLC holds 4 awards: a TS-SCI shop."), []);
+    assert_eq!(
+        misses("Acme - East LLC \u{2014} 4 awards."),
+        [Miss::Dash("- East LLC \u{2014} 4 awards.".to_owned())]
+    );
+    assert_eq!(
+        misses("The leader - Acme - East LLC."),
+        [Miss::Dash("The leader - Acme - East".to_owned())]
+    );
+    assert_eq!(misses("- Acme - East LLC: 4 awards"), [Miss::Dash("- Acme - East".to_owned())]);
+}
+
+#[test]
 fn template_narration_passes() {
     let evidence = evidence();
     let narration = TemplateNarrator::render(&evidence);
@@ -172,6 +250,7 @@ fn a_threshold_that_is_a_multiple_of_ten_may_be_stated() {
             vec![vec![text("now"), Cell::Int(14)], vec![text("later"), Cell::Suppressed { k: 10 }]],
         )],
         entities: Vec::new(),
+        dropped: Vec::new(),
     };
     let verdict = check_faithfulness(
         "Later: fewer than 10 candidates (withheld).",
@@ -201,6 +280,7 @@ fn identifiers_and_numbers_are_found_in_every_form() {
             ]],
         )],
         entities: Vec::new(),
+        dropped: Vec::new(),
     };
     let config = GateConfig::reference();
     let narration = format!(
@@ -225,32 +305,62 @@ fn cell() -> impl Strategy<Value = Cell> {
         }),
         (2000u16..2040, 1u8..=12, 1u8..=28)
             .prop_map(|(y, m, d)| Cell::Date(format!("{y:04}-{m:02}-{d:02}"))),
+        (0u64..10_000_000_000, 0u32..4).prop_map(|(mantissa, scale)| {
+            let digits = format!("{mantissa:0>width$}", width = scale as usize + 1);
+            let (whole, fraction) = digits.split_at(digits.len() - scale as usize);
+            Cell::Money(if scale == 0 { whole.to_owned() } else { format!("{whole}.{fraction}") })
+        }),
         "[A-Z][a-z]{2,8}( [A-Z][a-z]{2,8}){0,3}( LLC| Inc)?".prop_map(Cell::Text),
+        // A name holding a dash of its own: quoting it is not dash punctuation.
+        "[A-Z][a-z]{2,8} (-|\u{2014}) [A-Z][a-z]{2,8}".prop_map(Cell::Text),
         "[A-HJ-NP-Z1-9][A-HJ-NP-Z0-9]{10}[0-9]".prop_map(Cell::Text),
         (2u32..20).prop_map(|k| Cell::Suppressed { k }),
     ]
+}
+
+fn window() -> impl Strategy<Value = Option<Window>> {
+    prop::option::of(
+        (
+            1i64..121,
+            any::<bool>(),
+            prop::option::of(
+                (2000u16..2040, 1u8..=12, 1u8..=28)
+                    .prop_map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}")),
+            ),
+        )
+            .prop_map(|(months, past, as_of)| Window {
+                months,
+                direction: if past { WindowDirection::Past } else { WindowDirection::Ahead },
+                as_of,
+            }),
+    )
 }
 
 fn evidence_strategy() -> impl Strategy<Value = Evidence> {
     let table = (
         "[a-z]{3,8}(_[a-z]{3,8}){0,2}",
         prop::collection::vec("[a-z]{2,8}(_[a-z]{2,8}){0,2}", 1..5),
+        window(),
     )
-        .prop_flat_map(|(intent, columns)| {
+        .prop_flat_map(|(intent, columns, window)| {
             let width = columns.len();
-            prop::collection::vec(prop::collection::vec(cell(), width), 0..5).prop_map(
+            prop::collection::vec(prop::collection::vec(cell(), width), 0..8).prop_map(
                 move |rows| EvidenceTable {
                     intent: intent.clone(),
                     columns: columns.clone(),
                     rows,
+                    window: window.clone(),
                 },
             )
         });
+    let dropped = ("[a-z]{3,8}(_[a-z]{3,8}){0,2}", "[a-z]{3,8}( [a-z]{2,8}){0,3}( [0-9]{1,3})?")
+        .prop_map(|(intent, reason)| DroppedIntent { intent, reason });
     (
-        prop::collection::vec(table, 1..5),
+        prop::collection::vec(table, 0..5),
         prop::collection::vec("[A-Z][a-z]{3,8} [A-Z][a-z]{3,8}", 0..3),
+        prop::collection::vec(dropped, 0..3),
     )
-        .prop_map(|(tables, entities)| Evidence { tables, entities })
+        .prop_map(|(tables, entities, dropped)| Evidence { tables, entities, dropped })
 }
 
 /// A number that no evidence value can round to: far larger than any generated value.
@@ -264,6 +374,28 @@ proptest! {
         let narration = TemplateNarrator::render(&evidence);
         let verdict = check_faithfulness(&narration, &evidence, &GateConfig::reference());
         prop_assert!(verdict.passed(), "{}\n{:?}", narration, verdict.misses);
+    }
+
+    #[test]
+    fn template_narrations_write_no_dash_of_their_own(evidence in evidence_strategy()) {
+        let narration = TemplateNarrator::render(&evidence);
+        // Blank out every evidence text the template quotes: what is left is its own prose.
+        let mut own = narration.clone();
+        for table in &evidence.tables {
+            for cell in table.rows.iter().flatten() {
+                if let Cell::Text(text) = cell {
+                    own = own.replace(text.as_str(), "x");
+                }
+            }
+        }
+        prop_assert!(find_dashes(&own).is_empty(), "{}", narration);
+    }
+
+    #[test]
+    fn a_dash_added_to_a_template_narration_fails(evidence in evidence_strategy()) {
+        let narration = format!("{}That is all \u{2014} nothing more.\n", TemplateNarrator::render(&evidence));
+        let verdict = check_faithfulness(&narration, &evidence, &GateConfig::reference());
+        prop_assert!(verdict.misses.iter().any(|miss| matches!(miss, Miss::Dash(_))), "{:?}", verdict.misses);
     }
 
     #[test]

@@ -354,8 +354,10 @@ fn evidence() -> Evidence {
                 vec![Cell::Text("now".to_owned()), Cell::Int(14)],
                 vec![Cell::Text("within_30_days".to_owned()), Cell::Suppressed { k: 11 }],
             ],
+            window: None,
         }],
         entities: vec!["ts_sci".to_owned()],
+        dropped: Vec::new(),
     }
 }
 
@@ -368,8 +370,12 @@ async fn model_narrator_sends_the_rules_and_the_evidence() {
     let request = &server.requests()[0];
     let rules = request["messages"][0]["content"].as_str().unwrap();
     assert!(rules.contains("withheld") && rules.contains("Never score, rank"), "{rules}");
+    assert!(rules.contains("no dash punctuation"), "the writing rule is stated: {rules}");
     let user = request["messages"][1]["content"].as_str().unwrap();
-    assert!(user.contains("candidates: withheld (fewer than 11)"), "{user}");
+    assert!(
+        user.contains("candidates where availability is within_30_days (fewer than 11)"),
+        "{user}"
+    );
 }
 
 #[tokio::test]
