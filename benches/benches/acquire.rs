@@ -72,6 +72,7 @@ fn main() {
     let graph = planner_acquire::graph();
     let memory = |store: Arc<dyn Checkpointer>| graph.with_checkpointer(store, Durability::Async);
     let steps = run(&rt, &memory(Arc::new(MemoryCheckpointer::new())), &ctx, "warm");
+    assert_eq!(steps, 129, "benches/targets.toml divides a run by its 129 steps");
 
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))

@@ -236,6 +236,9 @@ pub struct Planning {
     pub consensus: Option<ConsensusOutcome>,
     /// The params a relevant intent lacks (route clarify), in registry order.
     pub missing: Vec<ParamId>,
+    /// The lexical pick's names and its unanswered asks, when planning made one: reused by
+    /// [`Planner::unanswered`] when the plan holds exactly those names.
+    pub(crate) pick: Option<(Vec<String>, Vec<(usize, usize)>)>,
 }
 
 impl Planner {
@@ -297,6 +300,7 @@ impl Planner {
                 validation: Validation::default(),
                 consensus: None,
                 missing: Vec::new(),
+                pick: None,
             };
         }
         let pick = self.lexical_pick(question, &params);
@@ -304,11 +308,13 @@ impl Planner {
             Some(name) => (Proposed { samples: vec![vec![name]], ..Proposed::default() }, true),
             // The lexical proposer would pick the same names again: reuse them.
             None if self.is_lexical() => {
-                (Proposed { samples: vec![pick.names], ..Proposed::default() }, false)
+                (Proposed { samples: vec![pick.names.clone()], ..Proposed::default() }, false)
             }
             None => (self.propose(question, &params).await, false),
         };
-        self.decide(params, proposed, scopes, single, rounds_left)
+        let mut planning = self.decide(params, proposed, scopes, single, rounds_left);
+        planning.pick = Some((pick.names, pick.unanswered));
+        planning
     }
 
     fn lexical_pick(&self, question: &str, params: &Params) -> LexicalPick {
@@ -409,9 +415,20 @@ impl Planner {
             crate::report::intent_set(&self.registry, &planning.validation.plan)
                 .into_iter()
                 .collect();
-        let kinds: BTreeSet<ParamKind> = planning.params.available.keys().copied().collect();
-        self.lexical
-            .unanswered(question, &kinds, &planning.params.spans(), &names)
+        let ranges = match &planning.pick {
+            // The pick's names are in catalog order, the plan's sorted: compare as sets.
+            Some((picked, ranges))
+                if picked.len() == names.len() && picked.iter().all(|it| names.contains(it)) =>
+            {
+                ranges.clone()
+            }
+            _ => {
+                let kinds: BTreeSet<ParamKind> =
+                    planning.params.available.keys().copied().collect();
+                self.lexical.unanswered(question, &kinds, &planning.params.spans(), &names)
+            }
+        };
+        ranges
             .into_iter()
             .filter_map(|(start, end)| question.get(start..end))
             .map(|part| part.trim_matches(|ch: char| ch.is_whitespace() || ",.;:?!".contains(ch)))
@@ -463,7 +480,16 @@ impl Planner {
             validation.plan = Default::default();
         }
         let consensus = (!single).then_some(consensus.outcome);
-        Planning { route, refusal: None, params, proposed, validation, consensus, missing }
+        Planning {
+            route,
+            refusal: None,
+            params,
+            proposed,
+            validation,
+            consensus,
+            missing,
+            pick: None,
+        }
     }
 
     /// The required params that relevant intents lack: those of intents dropped as unbindable
