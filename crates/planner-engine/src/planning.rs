@@ -238,7 +238,7 @@ pub struct Planning {
     pub missing: Vec<ParamId>,
     /// The lexical pick's names and its unanswered asks, when planning made one: reused by
     /// [`Planner::unanswered`] when the plan holds exactly those names.
-    pub(crate) pick: Option<(Vec<String>, Vec<(usize, usize)>)>,
+    pub(crate) pick: Option<LexicalPick>,
 }
 
 impl Planner {
@@ -313,7 +313,7 @@ impl Planner {
             None => (self.propose(question, &params).await, false),
         };
         let mut planning = self.decide(params, proposed, scopes, single, rounds_left);
-        planning.pick = Some((pick.names, pick.unanswered));
+        planning.pick = Some(pick);
         planning
     }
 
@@ -417,10 +417,11 @@ impl Planner {
                 .collect();
         let ranges = match &planning.pick {
             // The pick's names are in catalog order, the plan's sorted: compare as sets.
-            Some((picked, ranges))
-                if picked.len() == names.len() && picked.iter().all(|it| names.contains(it)) =>
+            Some(pick)
+                if pick.names.len() == names.len()
+                    && pick.names.iter().all(|it| names.contains(it)) =>
             {
-                ranges.clone()
+                pick.unanswered.clone()
             }
             _ => {
                 let kinds: BTreeSet<ParamKind> =
