@@ -129,6 +129,7 @@ struct Allowed {
 
 impl Allowed {
     fn new(registry: &Registry) -> Allowed {
+        // The intents' statements and the registry's query for the data's date.
         let registry = registry
             .intents()
             .iter()
@@ -136,6 +137,7 @@ impl Allowed {
                 IntentBody::Query(query) => Some(normalise(&query.sql)),
                 IntentBody::Composite(_) => None,
             })
+            .chain(registry.as_of().map(|as_of| normalise(&as_of.sql)))
             .collect();
         Allowed { registry, functions: BTreeSet::new() }
     }
