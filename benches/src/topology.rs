@@ -2,35 +2,14 @@
 //! steps an iteration), measured by the graph benches of both kinds.
 
 use planner_graph::{
-    Command, Graph, GraphBuilder, GraphState, NodeError, Route, RunConfig, Status, node_ids, routes,
+    Command, Graph, GraphBuilder, GraphState, NodeError, Route, RunConfig, Status, routes,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::runtime::Runtime;
 
-node_ids! {
-    /// The nodes of the reference topology.
-    #[allow(missing_docs, reason = "the node labels say what each is")]
-    pub enum Ref {
-        CheckTermination => "check_termination",
-        CheckRegionCurrency => "check_region_currency",
-        ComposeSchema => "compose_schema",
-        CheckCalculator => "check_calculator",
-        AcquisitionRouting => "acquisition_routing",
-        CheckCompletion => "check_completion",
-        LlmDecide => "llm_decide",
-        PostProcess => "post_process",
-        EnforceCaps => "enforce_caps",
-        RouteDecision => "route_decision",
-        Search => "search",
-        Observe => "observe",
-        Calculate => "calculate",
-        Reflect => "reflect",
-        AskUser => "ask_user",
-        ObserveUser => "observe_user",
-        Finish => "finish",
-    }
-}
+/// The nodes of the reference topology: the acquisition agent's seventeen, by their ids.
+pub use planner_acquire::Step as Ref;
 
 routes! { enum Termination { Finish => "finish", Continue => "continue" } }
 routes! { enum RegionCurrency { AskRegion => "ask_region", AskCurrency => "ask_currency", Ready => "ready" } }

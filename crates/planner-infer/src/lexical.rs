@@ -325,18 +325,7 @@ impl LexicalProposer {
         }
         chosen.sort_unstable();
         chosen.truncate(MAX_PICKS);
-        let unanswered = if chosen.is_empty() {
-            // Nothing is answered at all: the route (clarify or unplannable) says so.
-            Vec::new()
-        } else {
-            let asks_only = segments.iter().any(|segment| !segment.context);
-            segments
-                .iter()
-                .filter(|segment| !(asks_only && segment.context))
-                .filter(|segment| self.unanswered_segment(segment, &chosen, &best))
-                .map(|segment| (segment.start, segment.end))
-                .collect()
-        };
+        let unanswered = self.unanswered_ranges(&segments, &chosen, &best);
         LexicalPick {
             compound: chosen.len() > 1,
             names: chosen.iter().map(|&index| self.intents[index].name.clone()).collect(),
@@ -361,9 +350,6 @@ impl LexicalProposer {
             .filter(|(_, intent)| names.contains(&intent.name))
             .map(|(index, _)| index)
             .collect();
-        if chosen.is_empty() {
-            return Vec::new();
-        }
         let (masked, protected) = masks(spans);
         let segments = self.segments(question, &masked, &protected);
         let factors = self.factors(available);
@@ -374,11 +360,27 @@ impl LexicalProposer {
                 Some((segment.start, index))
             })
             .collect();
+        self.unanswered_ranges(&segments, &chosen, &best)
+    }
+
+    /// The byte ranges of the asks among `segments` that none of `chosen` answers (framing
+    /// phrases and modifiers count only when nothing else asks); empty when nothing is chosen,
+    /// since the route (clarify or unplannable) says so. `best` holds each segment's best
+    /// intent, by its start.
+    fn unanswered_ranges(
+        &self,
+        segments: &[Segment],
+        chosen: &[usize],
+        best: &[(usize, usize)],
+    ) -> Vec<Range> {
+        if chosen.is_empty() {
+            return Vec::new();
+        }
         let asks_only = segments.iter().any(|segment| !segment.context);
         segments
             .iter()
             .filter(|segment| !(asks_only && segment.context))
-            .filter(|segment| self.unanswered_segment(segment, &chosen, &best))
+            .filter(|segment| self.unanswered_segment(segment, chosen, best))
             .map(|segment| (segment.start, segment.end))
             .collect()
     }
