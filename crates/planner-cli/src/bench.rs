@@ -27,7 +27,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use hdrhistogram::Histogram;
 use planner_engine::{Ask, Engine, EngineConfig, Outcome, Planner};
-use planner_exec::{PgPool, TenantId};
+use planner_exec::{PgPool, TenantId, WirePool};
 use serde::Serialize;
 
 use self::load::{Phase, RssSampler, Stop, Unit, UnitResult, run_phase};
@@ -323,10 +323,11 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 ),
                 _ => None,
             };
+            let wire = pool.as_ref().map(WirePool::from_pg_pool);
             let planner = Planner::new(registry, None, 1);
             let (questions, skipped) = statements::prepare(
                 &planner,
-                pool.as_ref(),
+                wire.as_ref(),
                 &corpus,
                 &args.scopes,
                 Some(tenant),
@@ -359,7 +360,7 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             let engine = Arc::new(Engine::new(EngineConfig::new(registry), pool.clone()));
             let (questions, skipped) = statements::prepare(
                 engine.planner(),
-                Some(&pool),
+                Some(&WirePool::from_pg_pool(&pool)),
                 &corpus,
                 &args.scopes,
                 Some(tenant),
@@ -706,8 +707,10 @@ fn raw_unit(
     path: RawPath,
 ) -> Unit {
     let questions = Arc::clone(questions);
+    let wire = WirePool::from_pg_pool(&pool);
     Arc::new(move |index| {
         let pool = pool.clone();
+        let wire = wire.clone();
         let questions = Arc::clone(&questions);
         Box::pin(async move {
             let question = &questions[index];
@@ -715,11 +718,12 @@ fn raw_unit(
             let mut offset = 0;
             for wave in &question.waves {
                 let runs = wave.iter().enumerate().map(|(i, statement)| {
-                    let pool = &pool;
+                    let (pool, wire) = (&pool, &wire);
                     async move {
                         let begun = tokio::time::Instant::now();
                         let outcome =
-                            statements::run_statement(pool, statement, Some(tenant), path).await;
+                            statements::run_statement(pool, wire, statement, Some(tenant), path)
+                                .await;
                         let micros = u64::try_from(begun.elapsed().as_micros()).unwrap_or(u64::MAX);
                         (offset + i, micros, outcome)
                     }

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use planner_exec::PgPool;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 /// The first wait after a failed withdrawal write; it doubles up to [`MAX_BACKOFF`].
@@ -193,5 +193,86 @@ async fn withdraw_loop(
         }
         counts.withdrawn.fetch_add(received as u64, Ordering::SeqCst);
         counts.pending.fetch_sub(received, Ordering::SeqCst);
+    }
+}
+
+/// The most audit rows one group commit writes.
+const GROUP: usize = 256;
+/// The most time one group commit may take before its answers fail closed.
+const COMMIT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One audit row waiting for its group commit, and who waits for it.
+struct Queued {
+    record: planner_exec::AuditRecord,
+    done: oneshot::Sender<Result<(), String>>,
+}
+
+/// Group commit of audit rows: one writer task takes every row queued while the previous commit
+/// was in flight and writes them in one transaction ([`planner_exec::write_audits`]); each
+/// answer waits for the commit that holds its row, and a failed commit fails every answer in it.
+#[derive(Debug)]
+pub(crate) struct AuditWriter {
+    queue: mpsc::Sender<Queued>,
+    stats: Arc<GroupStats>,
+}
+
+/// Commits and rows written by an [`AuditWriter`].
+#[derive(Debug, Default)]
+struct GroupStats {
+    commits: AtomicU64,
+    rows: AtomicU64,
+}
+
+impl AuditWriter {
+    /// A writer on `pool`. Spawns its task, so it must be called within a Tokio runtime; the
+    /// task ends when the writer is dropped.
+    pub(crate) fn new(pool: planner_exec::WirePool) -> AuditWriter {
+        let (queue, receiver) = mpsc::channel(4 * GROUP);
+        let stats = Arc::new(GroupStats::default());
+        tokio::spawn(group_commit_loop(pool, receiver, Arc::clone(&stats)));
+        AuditWriter { queue, stats }
+    }
+
+    /// Writes `record` in the next group commit; returns once that commit succeeded, or why it
+    /// did not (the row may still have committed: the caller withdraws its id).
+    pub(crate) async fn write(&self, record: planner_exec::AuditRecord) -> Result<(), String> {
+        let (done, wait) = oneshot::channel();
+        self.queue
+            .send(Queued { record, done })
+            .await
+            .map_err(|_| "the audit writer stopped".to_owned())?;
+        wait.await.map_err(|_| "the audit writer stopped".to_owned())?
+    }
+
+    /// Group commits written since the engine was built, and the rows they held.
+    pub(crate) fn committed(&self) -> (u64, u64) {
+        (self.stats.commits.load(Ordering::Relaxed), self.stats.rows.load(Ordering::Relaxed))
+    }
+}
+
+async fn group_commit_loop(
+    pool: planner_exec::WirePool,
+    mut receiver: mpsc::Receiver<Queued>,
+    stats: Arc<GroupStats>,
+) {
+    let mut group = Vec::with_capacity(GROUP);
+    while receiver.recv_many(&mut group, GROUP).await > 0 {
+        let (records, waiting): (Vec<_>, Vec<_>) =
+            group.drain(..).map(|queued| (queued.record, queued.done)).unzip();
+        let written =
+            tokio::time::timeout(COMMIT_TIMEOUT, planner_exec::write_audits(&pool, &records)).await;
+        let result = match written {
+            Ok(Ok(())) => {
+                stats.commits.fetch_add(1, Ordering::Relaxed);
+                stats.rows.fetch_add(records.len() as u64, Ordering::Relaxed);
+                Ok(())
+            }
+            Ok(Err(err)) => Err(err.to_string()),
+            Err(_) => Err(format!("no commit within {COMMIT_TIMEOUT:?}")),
+        };
+        for done in waiting {
+            // A run that stopped waiting withdraws its own id.
+            let _ = done.send(result.clone());
+        }
     }
 }

@@ -10,7 +10,8 @@ use planner_infer::{GateConfig, Narrator, Proposer, TemplateNarrator};
 use planner_registry::Registry;
 
 use crate::answer::{Answer, DroppedNode, NeedsInput, Outcome, TextSource};
-use crate::audit::AuditBook;
+use crate::audit::{AuditBook, AuditWriter};
+use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::graph::{self, Ctx, State, Step};
 use crate::planning::{Planner, Route};
@@ -46,6 +47,10 @@ pub struct EngineConfig {
     /// thread's checkpoints (which hold its question) are kept after its last step. Older
     /// threads are pruned by a background task.
     pub thread_retention: Duration,
+    /// A streaming replica of the database (the runtime login's pool), read for the planes
+    /// without tenant rows (market, graph) while it answers; `None` reads every plane from the
+    /// primary.
+    pub replica: Option<planner_exec::WirePool>,
 }
 
 impl EngineConfig {
@@ -65,6 +70,7 @@ impl EngineConfig {
             max_clarify_rounds: 2,
             proposer_timeout: Duration::from_secs(10),
             thread_retention: DEFAULT_THREAD_RETENTION,
+            replica: None,
         }
     }
 }
@@ -103,6 +109,32 @@ pub struct Engine {
     retention: Duration,
 }
 
+/// See [`Engine::database_stats`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DatabaseStats {
+    /// Round trips on the primary's pipelining connections (statements and audit writes).
+    pub primary_round_trips: u64,
+    /// Connections the primary's pipelining pool opened.
+    pub primary_connections: u64,
+    /// The replica's, when there is one.
+    pub replica: Option<ReplicaStats>,
+    /// Audit group commits.
+    pub audit_commits: u64,
+    /// Audit rows those commits held.
+    pub audit_rows: u64,
+}
+
+/// See [`DatabaseStats::replica`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplicaStats {
+    /// It answered its last request or probe.
+    pub up: bool,
+    /// Round trips on its connections.
+    pub round_trips: u64,
+    /// Statements meant for it that ran on the primary because it did not answer.
+    pub fallbacks: u64,
+}
+
 /// Applies the schema (planner-exec) and the checkpoint tables (planner-graph) to `pool`, and
 /// grants the runtime login its use of the checkpoints. Run with the owner login.
 pub async fn migrate(pool: &PgPool) -> Result<()> {
@@ -121,11 +153,14 @@ impl Engine {
     pub fn new(config: EngineConfig, pool: PgPool) -> Engine {
         let planner = Planner::new(config.registry, config.proposer, config.samples)
             .with_proposer_timeout(config.proposer_timeout);
+        let primary = planner_exec::WirePool::from_pg_pool(&pool);
         let ctx = Arc::new(Ctx {
             planner,
             narrator: config.narrator.unwrap_or_else(|| Arc::new(TemplateNarrator)),
             gate: config.gate,
             pool: pool.clone(),
+            writer: AuditWriter::new(primary.clone()),
+            database: Database::new(primary, config.replica),
             limits: config.limits,
             max_rounds: config.max_clarify_rounds,
             audits: AuditBook::new(pool.clone()),
@@ -172,6 +207,41 @@ impl Engine {
     /// Audit withdrawals written since this engine was built (shared by its clones).
     pub fn withdrawn_total(&self) -> u64 {
         self.ctx.audits.withdrawn_total()
+    }
+
+    /// What the engine's connections did since it was built: round trips on the sockets of the
+    /// statements and the audit writes, group commits, and the replica's state.
+    pub fn database_stats(&self) -> DatabaseStats {
+        let database = &self.ctx.database;
+        let (audit_commits, audit_rows) = self.ctx.writer.committed();
+        DatabaseStats {
+            primary_round_trips: database.primary.round_trips(),
+            primary_connections: database.primary.connections_opened(),
+            replica: database.replica.as_ref().map(|replica| ReplicaStats {
+                up: replica.is_up(),
+                round_trips: replica.pool.round_trips(),
+                fallbacks: replica.fallbacks(),
+            }),
+            audit_commits,
+            audit_rows,
+        }
+    }
+
+    /// Asks the primary (and the replica, when there is one) for an empty reply: whether the
+    /// engine can answer now. An error when the primary does not answer; the replica's state
+    /// otherwise (`None` without a replica).
+    pub async fn check_database(&self) -> Result<Option<bool>> {
+        let database = &self.ctx.database;
+        let primary = tokio::time::timeout(Duration::from_secs(2), database.primary.check());
+        match primary.await {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => return Err(Error::Unavailable(err.to_string())),
+            Err(_) => return Err(Error::Unavailable("no reply within 2 s".to_owned())),
+        }
+        Ok(match &database.replica {
+            Some(replica) => Some(replica.probe().await),
+            None => None,
+        })
     }
 
     /// Answers a question, or asks the user for a missing value. Dropping the future after the

@@ -31,7 +31,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 
 use crate::answer::{DroppedNode, EvidenceTable, GateReport, TextSource, Timing};
-use crate::audit::AuditBook;
+use crate::audit::{AuditBook, AuditWriter};
+use crate::database::Database;
 use crate::evidence::{StoredTable, evidence_of, window_of};
 use crate::planning::{Params, Planner, Planning, Proposed, Route};
 use crate::run::{NodeOutcome, RunLimits, read_as_of, run_plan};
@@ -81,6 +82,10 @@ pub(crate) struct Ctx {
     pub(crate) narrator: Arc<dyn Narrator>,
     pub(crate) gate: GateConfig,
     pub(crate) pool: PgPool,
+    /// The pipelining pools the statements run on.
+    pub(crate) database: Database,
+    /// The audit rows' group commit.
+    pub(crate) writer: AuditWriter,
     pub(crate) limits: RunLimits,
     pub(crate) max_rounds: u32,
     /// The audit ids being written, and their withdrawals.
@@ -201,10 +206,14 @@ impl Node<State, C> for RunPlan {
             registry.intent(node.intent).query().is_some_and(|query| query.window.is_some())
         });
         let as_of = async {
-            if windowed { read_as_of(registry, &ctx.pool, tenant, ctx.limits).await } else { None }
+            if windowed {
+                read_as_of(registry, &ctx.database, tenant, ctx.limits).await
+            } else {
+                None
+            }
         };
         let (outcomes, as_of) =
-            tokio::join!(run_plan(registry, &ctx.pool, plan, tenant, ctx.limits), as_of);
+            tokio::join!(run_plan(registry, &ctx.database, plan, tenant, ctx.limits), as_of);
         let mut tables = Vec::new();
         let mut dropped = Vec::new();
         for (node, outcome) in plan.nodes.iter().zip(outcomes) {
@@ -285,7 +294,8 @@ impl Node<State, C> for Audit {
         // Begun before the first byte is sent: from here on the row may commit whatever happens
         // to this run, so a run that ends without returning its answer withdraws the id.
         ctx.audits.begin(id);
-        planner_exec::write_audit(&ctx.pool, &record)
+        ctx.writer
+            .write(record)
             .await
             .map_err(|err| NodeError::new(format!("the audit row could not be written: {err}")))?;
         Ok(Command::goto(timed("audit", started, |_| {}), ()))

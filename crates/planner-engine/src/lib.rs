@@ -27,6 +27,7 @@
 
 mod answer;
 mod audit;
+mod database;
 mod engine;
 mod error;
 mod eval;
@@ -41,7 +42,10 @@ pub use crate::{
     answer::{
         Answer, DroppedNode, EvidenceTable, GateReport, NeedsInput, Outcome, TextSource, Timing,
     },
-    engine::{Ask, Caller, DEFAULT_THREAD_RETENTION, Engine, EngineConfig, migrate, plan_report},
+    engine::{
+        Ask, Caller, DEFAULT_THREAD_RETENTION, DatabaseStats, Engine, EngineConfig, ReplicaStats,
+        migrate, plan_report,
+    },
     error::{Error, Result},
     eval::{EvalItem, EvalReport, Expect, Failure, Got, IntentScore, evaluate, parse_corpus},
     planning::{ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route},

@@ -6,11 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::join_all;
-use planner_exec::{Bind, Cell, ExecRequest, Guard, PgPool, Reader, ResultTable, TenantId};
+use planner_exec::{Bind, Cell, ExecRequest, Guard, Reader, ResultTable, TenantId};
 use planner_grammar::{ArgSource, Plan};
 use planner_registry::{ParamKind, Registry, Value};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
+
+use crate::database::Database;
 
 /// Limits of one plan run.
 #[derive(Debug, Clone, Copy)]
@@ -35,7 +37,7 @@ pub(crate) enum NodeOutcome {
 /// Runs every node of `plan`; the outcomes are in plan order.
 pub(crate) async fn run_plan(
     registry: &Registry,
-    pool: &PgPool,
+    database: &Database,
     plan: &Plan,
     tenant: Option<TenantId>,
     limits: RunLimits,
@@ -79,7 +81,7 @@ pub(crate) async fn run_plan(
                 let Ok(_permit) = semaphore.acquire().await else {
                     return NodeOutcome::Dropped("the run was shut down".to_owned());
                 };
-                match planner_exec::execute(pool, &request).await {
+                match database.execute(&request).await {
                     Ok(table) => NodeOutcome::Ran(table),
                     Err(err) => NodeOutcome::Dropped(err.to_string()),
                 }
@@ -115,7 +117,7 @@ pub(crate) async fn run_plan(
 /// date (the answer then states its windows without the date).
 pub(crate) async fn read_as_of(
     registry: &Registry,
-    pool: &PgPool,
+    database: &Database,
     tenant: Option<TenantId>,
     limits: RunLimits,
 ) -> Option<String> {
@@ -128,7 +130,7 @@ pub(crate) async fn read_as_of(
         timeout: limits.node_timeout,
         guard: Guard::Rows,
     };
-    let table = match planner_exec::execute(pool, &request).await {
+    let table = match database.execute(&request).await {
         Ok(table) => table,
         Err(err) => {
             tracing::warn!(%err, "the data's as-of date could not be read");

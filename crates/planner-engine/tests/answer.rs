@@ -192,3 +192,32 @@ async fn bad_input_is_a_clear_error(pool: PgPool) {
 fn the_planner_graph_drawing_is_stable() {
     insta::assert_snapshot!("planner_graph_mermaid", Engine::mermaid());
 }
+
+#[sqlx::test]
+async fn a_single_intent_answer_takes_two_round_trips_with_its_audit_row(pool: PgPool) {
+    seeded(&pool).await;
+    let engine = Engine::new(config(), pool.clone());
+    let requirement = planner_dataset::DEMO_REQUIREMENTS[0].id;
+    let question = format!("Summarize requirement {requirement}.");
+    // The first answers open the connection and prepare the statement and the audit insert.
+    for _ in 0..2 {
+        answered(engine.ask(ask(&question)).await.unwrap());
+    }
+    let before = engine.database_stats();
+    let answer = answered(engine.ask(ask(&question)).await.unwrap());
+    let after = engine.database_stats();
+    assert_eq!(answer.route, Route::Single);
+    assert_eq!(answer.evidence.len(), 1);
+    assert!(!answer.evidence[0].rows.is_empty(), "{answer:?}");
+    assert_eq!(
+        after.primary_round_trips - before.primary_round_trips,
+        2,
+        "one for the statement, one for the audit row's group commit"
+    );
+    assert_eq!(
+        (after.audit_commits - before.audit_commits, after.audit_rows - before.audit_rows),
+        (1, 1)
+    );
+    assert_eq!(after.primary_connections, before.primary_connections);
+    assert_eq!(after.replica, None);
+}

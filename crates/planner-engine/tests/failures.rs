@@ -188,6 +188,28 @@ async fn a_narration_that_fails_the_gate_ships_the_deterministic_rendering(pool:
 async fn the_database_gone_is_an_error_not_an_unaudited_answer(pool: PgPool) {
     seeded(&pool).await;
     let engine = Engine::new(config(), pool.clone());
+    // Warm: the engine's own connections are open when the database goes.
+    answered(engine.ask(ask()).await);
+    // Gone for every login: no new connection, and every open one ended.
+    let database: String =
+        sqlx::query_scalar("SELECT current_database()").fetch_one(&pool).await.unwrap();
+    let admin =
+        sqlx::PgPool::connect_with(pool.connect_options().as_ref().clone().database("postgres"))
+            .await
+            .unwrap();
+    let alter: String =
+        sqlx::query_scalar("SELECT format('ALTER DATABASE %I ALLOW_CONNECTIONS false', $1::text)")
+            .bind(&database)
+            .fetch_one(&admin)
+            .await
+            .unwrap();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(alter)).execute(&admin).await.unwrap();
+    sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1")
+        .bind(&database)
+        .execute(&admin)
+        .await
+        .unwrap();
+    admin.close().await;
     pool.close().await;
     let result = tokio::time::timeout(Duration::from_secs(30), engine.ask(ask())).await;
     let result = result.expect("the engine answered in time");

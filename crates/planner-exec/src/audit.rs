@@ -14,11 +14,14 @@
 
 use std::time::Duration;
 
+use futures::future::join_all;
 use planner_registry::ParamKind;
 use sqlx::postgres::PgPool;
+use tokio_postgres::types::{ToSql, Type};
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
+use crate::wire::WirePool;
 
 /// The route an answer took.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -127,44 +130,128 @@ pub struct AuditRecord {
     pub latency: Duration,
 }
 
-/// Appends one audit row under `record.id` as `planner_audit` (INSERT only) and returns its id.
-/// The caller returns no answer when this fails, and withdraws the id (the commit may have
-/// happened although its reply was lost).
-pub async fn write_audit(pool: &PgPool, record: &AuditRecord) -> Result<Uuid> {
-    let id = record.id;
-    let node_count = i16::try_from(record.node_count)
-        .map_err(|_| Error::InvalidRequest { reason: "the node count is out of range" })?;
-    let suppressed = i32::try_from(record.suppressed_cells).map_err(|_| Error::InvalidRequest {
-        reason: "the suppressed-cell count is out of range",
-    })?;
-    let latency_ms = i32::try_from(record.latency.as_millis()).unwrap_or(i32::MAX);
-    let dropped = i16::try_from(record.dropped_nodes)
-        .map_err(|_| Error::InvalidRequest { reason: "the dropped-node count is out of range" })?;
-    let kinds: Vec<&str> = record.param_kinds.iter().map(|kind| kind.as_str()).collect();
+/// The audit row's insert: one per record, all in one transaction.
+const INSERT: &str = "INSERT INTO audit.answer_log (id, intents, param_kinds, node_count, \
+     suppressed_cells, faithfulness, self_consistency, route, latency_ms, dropped_nodes, \
+     tenant_id, key_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
 
-    let mut tx = pool.begin_with("BEGIN; SET LOCAL ROLE planner_audit").await?;
-    sqlx::query(
-        "INSERT INTO audit.answer_log (id, intents, param_kinds, node_count, suppressed_cells, \
-         faithfulness, self_consistency, route, latency_ms, dropped_nodes, tenant_id, key_id) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
-    )
-    .bind(id)
-    .bind(&record.intents)
-    .bind(&kinds)
-    .bind(node_count)
-    .bind(suppressed)
-    .bind(record.faithfulness.as_str())
-    .bind(record.self_consistency.as_str())
-    .bind(record.route.as_str())
-    .bind(latency_ms)
-    .bind(dropped)
-    .bind(record.tenant)
-    .bind(record.key)
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(id)
+/// The insert's parameter types, in order.
+const INSERT_TYPES: [Type; 12] = [
+    Type::UUID,
+    Type::TEXT_ARRAY,
+    Type::TEXT_ARRAY,
+    Type::INT2,
+    Type::INT4,
+    Type::TEXT,
+    Type::TEXT,
+    Type::TEXT,
+    Type::INT4,
+    Type::INT2,
+    Type::UUID,
+    Type::UUID,
+];
+
+/// One record's values, typed as [`INSERT_TYPES`].
+struct Row<'a> {
+    id: Uuid,
+    intents: &'a [String],
+    kinds: Vec<&'static str>,
+    node_count: i16,
+    suppressed: i32,
+    faithfulness: &'static str,
+    self_consistency: &'static str,
+    route: &'static str,
+    latency_ms: i32,
+    dropped: i16,
+    tenant: Option<Uuid>,
+    key: Option<Uuid>,
 }
+
+impl<'a> Row<'a> {
+    fn of(record: &'a AuditRecord) -> Result<Row<'a>> {
+        Ok(Row {
+            id: record.id,
+            intents: &record.intents,
+            kinds: record.param_kinds.iter().map(|kind| kind.as_str()).collect(),
+            node_count: i16::try_from(record.node_count)
+                .map_err(|_| Error::InvalidRequest { reason: "the node count is out of range" })?,
+            suppressed: i32::try_from(record.suppressed_cells).map_err(|_| {
+                Error::InvalidRequest { reason: "the suppressed-cell count is out of range" }
+            })?,
+            faithfulness: record.faithfulness.as_str(),
+            self_consistency: record.self_consistency.as_str(),
+            route: record.route.as_str(),
+            latency_ms: i32::try_from(record.latency.as_millis()).unwrap_or(i32::MAX),
+            dropped: i16::try_from(record.dropped_nodes).map_err(|_| Error::InvalidRequest {
+                reason: "the dropped-node count is out of range",
+            })?,
+            tenant: record.tenant,
+            key: record.key,
+        })
+    }
+
+    fn params(&self) -> [&(dyn ToSql + Sync); 12] {
+        [
+            &self.id,
+            &self.intents,
+            &self.kinds,
+            &self.node_count,
+            &self.suppressed,
+            &self.faithfulness,
+            &self.self_consistency,
+            &self.route,
+            &self.latency_ms,
+            &self.dropped,
+            &self.tenant,
+            &self.key,
+        ]
+    }
+}
+
+/// Appends one audit row per record under its `id`, all in one transaction as `planner_audit`
+/// (INSERT only): every row commits or none does. One round trip once the insert is prepared on
+/// the connection (the set-up, the inserts and the commit leave in one write). The caller
+/// returns no answer when this fails, and withdraws the ids (the commit may have happened
+/// although its reply was lost).
+pub async fn write_audits(pool: &WirePool, records: &[AuditRecord]) -> Result<()> {
+    if records.is_empty() {
+        return Ok(());
+    }
+    let rows = records.iter().map(Row::of).collect::<Result<Vec<_>>>()?;
+    let mut lease = pool.lease().await?;
+    let client = lease.client();
+    let (statement, set_up) = match lease.prepared(INSERT, &INSERT_TYPES) {
+        Some(statement) => (statement, false),
+        None => {
+            let (begun, prepared) = tokio::join!(
+                client.batch_execute(SETUP),
+                client.prepare_typed(INSERT, &INSERT_TYPES)
+            );
+            begun?;
+            (prepared?, true)
+        }
+    };
+    let params: Vec<[&(dyn ToSql + Sync); 12]> = rows.iter().map(Row::params).collect();
+    let inserts = join_all(params.iter().map(|params| client.execute(&statement, params)));
+    let (begun, inserted, committed) = tokio::join!(
+        async { if set_up { Ok(()) } else { client.batch_execute(SETUP).await } },
+        inserts,
+        client.batch_execute("COMMIT"),
+    );
+    begun?;
+    for insert in inserted {
+        insert?;
+    }
+    committed?;
+    if set_up {
+        lease.remember(INSERT, &INSERT_TYPES, statement);
+    }
+    lease.keep();
+    Ok(())
+}
+
+/// The audit writer's transaction set-up.
+const SETUP: &str = "BEGIN; SET LOCAL ROLE planner_audit";
 
 /// Records, in one transaction as `planner_audit` (INSERT only), that the answers of `ids` were
 /// never given: `audit.answers_given` leaves them out. Idempotent: an id already withdrawn stays

@@ -72,7 +72,7 @@ impl From<sqlx::Error> for Error {
     }
 }
 
-fn from_sqlstate(code: Option<String>) -> Error {
+pub(crate) fn from_sqlstate(code: Option<String>) -> Error {
     match code.as_deref() {
         // query_canceled: statement_timeout fired.
         Some("57014") => Error::Timeout,

@@ -4,16 +4,14 @@ use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use rust_decimal::Decimal;
-use sqlx::postgres::{PgPool, PgRow, PgTypeInfo, Postgres};
-use sqlx::{
-    AssertSqlSafe, Column as _, Executor as _, Row as _, SqlSafeStr as _, Statement as _,
-    TypeInfo as _,
-};
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{Row, SimpleQueryMessage};
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
 use crate::suppress::apply_counts;
 use crate::table::{Cell, Column, ColumnType, ResultTable};
+use crate::wire::WirePool;
 
 /// A tenant's id: the key of row-level security.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -33,12 +31,21 @@ pub enum Bind {
 }
 
 impl Bind {
-    fn type_info(&self) -> PgTypeInfo {
+    fn sql_type(&self) -> Type {
         match self {
-            Bind::Uuid(_) => <Uuid as sqlx::Type<Postgres>>::type_info(),
-            Bind::Text(_) => <String as sqlx::Type<Postgres>>::type_info(),
-            Bind::Int(_) => <i64 as sqlx::Type<Postgres>>::type_info(),
-            Bind::TextList(_) => <Vec<String> as sqlx::Type<Postgres>>::type_info(),
+            Bind::Uuid(_) => Type::UUID,
+            Bind::Text(_) => Type::TEXT,
+            Bind::Int(_) => Type::INT8,
+            Bind::TextList(_) => Type::TEXT_ARRAY,
+        }
+    }
+
+    fn as_sql(&self) -> &(dyn ToSql + Sync) {
+        match self {
+            Bind::Uuid(value) => value,
+            Bind::Text(value) => value,
+            Bind::Int(value) => value,
+            Bind::TextList(value) => value,
         }
     }
 }
@@ -149,7 +156,7 @@ pub struct ExecRequest<'a> {
     pub guard: Guard,
 }
 
-/// The opening of every intent's transaction, sent as one simple query (one round trip): a
+/// The opening of every intent's transaction, sent as one simple query: a
 /// read-only transaction as the plane's reader role, with the statement timeout and the tenant
 /// set locally. JIT compilation is off: registry queries run in milliseconds, and compiling one
 /// (which PostgreSQL starts from cost estimates alone) takes far longer.
@@ -164,23 +171,29 @@ fn reader_setup(reader: Reader, timeout_ms: u128, tenant: &str) -> String {
     )
 }
 
-/// The post-condition, read inside the transaction after the statement: the role, the tenant
-/// and the statement timeout it ran with. A statement that changed any of them (possible only
-/// where `set_config` could not be revoked from PUBLIC) has its result discarded.
-const POST_CONDITION: &str = "SELECT current_user::text, \
+/// The post-condition, read inside the transaction after the statement, and the commit: the
+/// role, the tenant and the statement timeout it ran with. A statement that changed any of them
+/// (possible only where `set_config` could not be revoked from PUBLIC) has its result
+/// discarded. One simple query: when the read fails, the commit is not run.
+const POST_CONDITION_AND_COMMIT: &str = "SELECT current_user::text, \
      coalesce(current_setting('planner.tenant', true), ''), \
-     (SELECT s.setting FROM pg_catalog.pg_settings AS s WHERE s.name = 'statement_timeout')";
+     (SELECT s.setting FROM pg_catalog.pg_settings AS s WHERE s.name = 'statement_timeout'); \
+     COMMIT";
 
 /// Extra time the client waits beyond the statement timeout before giving up on the server.
 const CLIENT_GRACE: Duration = Duration::from_secs(5);
 
-/// Runs one intent in its own read-only transaction as `planner_reader`, with the tenant set
+/// Runs one intent in its own read-only transaction as the plane's reader, with the tenant set
 /// locally for row-level security and the statement timeout set locally, and maps the result to
 /// a typed table. A [`Guard::Counts`] result is suppressed before it is returned.
-pub async fn execute(pool: &PgPool, request: &ExecRequest<'_>) -> Result<ResultTable> {
+///
+/// One round trip once the statement is prepared on the connection: the set-up, the statement,
+/// the post-condition and the commit leave in one write (see the `wire` module).
+pub async fn execute(pool: &WirePool, request: &ExecRequest<'_>) -> Result<ResultTable> {
     let limit = request.timeout.saturating_add(CLIENT_GRACE);
     let table = match tokio::time::timeout(limit, run(pool, request)).await {
         Ok(result) => result?,
+        // The lease was dropped with its future: its connection is closed, not reused.
         Err(_) => return Err(Error::Timeout),
     };
     match &request.guard {
@@ -189,20 +202,32 @@ pub async fn execute(pool: &PgPool, request: &ExecRequest<'_>) -> Result<ResultT
     }
 }
 
-async fn run(pool: &PgPool, request: &ExecRequest<'_>) -> Result<ResultTable> {
+async fn run(pool: &WirePool, request: &ExecRequest<'_>) -> Result<ResultTable> {
     let timeout_ms = request.timeout.as_millis().max(1);
     let tenant = request.tenant.map(|tenant| tenant.0.hyphenated().to_string()).unwrap_or_default();
     let setup = reader_setup(request.reader, timeout_ms, &tenant);
-    let mut tx = pool.begin_with(AssertSqlSafe(setup)).await?;
+    let lease = pool.lease().await?;
+    let client = lease.client();
 
     // Declare the bind types so the server types each placeholder as the value sent for it.
-    let types: Vec<PgTypeInfo> = request.binds.iter().map(Bind::type_info).collect();
-    let statement =
-        (&mut *tx).prepare_with(AssertSqlSafe(request.sql).into_sql_str(), &types).await?;
-    let parameters = statement
-        .parameters()
-        .map_or(request.binds.len(), |it| it.either(|types| types.len(), |count| count));
-    if parameters != request.binds.len() {
+    let types: Vec<Type> = request.binds.iter().map(Bind::sql_type).collect();
+    // A statement is prepared inside its transaction, as the reader (the runtime login itself
+    // may not even look up the planes' schemas): the set-up and the preparation leave together,
+    // the first time this connection meets the statement.
+    let (statement, set_up) = match lease.prepared(request.sql, &types) {
+        Some(statement) => (statement, false),
+        None => {
+            let (begun, prepared) = tokio::join!(
+                client.batch_execute(&setup),
+                client.prepare_typed(request.sql, &types)
+            );
+            begun?;
+            (prepared?, true)
+        }
+    };
+    // Any early return from here drops the lease, which closes the connection: its
+    // transaction may be open.
+    if statement.params().len() != request.binds.len() {
         return Err(Error::InvalidRequest {
             reason: "the number of binds differs from the placeholders",
         });
@@ -211,82 +236,95 @@ async fn run(pool: &PgPool, request: &ExecRequest<'_>) -> Result<ResultTable> {
         .columns()
         .iter()
         .map(|column| {
-            let sql_type = column.type_info().name();
-            column_type(sql_type)
+            column_type(column.type_())
                 .map(|ty| Column { name: column.name().to_owned(), ty })
                 .ok_or_else(|| Error::UnsupportedColumn {
                     column: column.name().to_owned(),
-                    sql_type: sql_type.to_owned(),
+                    sql_type: column.type_().name().to_uppercase(),
                 })
         })
         .collect::<Result<Vec<_>>>()?;
+    let params: Vec<&(dyn ToSql + Sync)> = request.binds.iter().map(Bind::as_sql).collect();
 
-    let mut query = statement.query();
-    for bind in request.binds {
-        query = match bind {
-            Bind::Uuid(value) => query.bind(*value),
-            Bind::Text(value) => query.bind(value.clone()),
-            Bind::Int(value) => query.bind(*value),
-            Bind::TextList(value) => query.bind(value.clone()),
-        };
-    }
-    let rows = query.fetch_all(&mut *tx).await?;
-    let (role, tenant_after, timeout_after): (String, String, String) =
-        sqlx::query_as(POST_CONDITION).fetch_one(&mut *tx).await?;
+    // One write: the set-up (unless it went with the preparation), the statement, then the
+    // post-condition and the commit. A failure anywhere aborts the transaction, so what follows
+    // it fails too.
+    let (begun, rows, after) = tokio::join!(
+        async { if set_up { Ok(()) } else { client.batch_execute(&setup).await } },
+        client.query(&statement, &params),
+        client.simple_query(POST_CONDITION_AND_COMMIT),
+    );
+    begun?;
+    let rows = rows?;
+    let after = after?;
+    let found = after.iter().find_map(|message| match message {
+        SimpleQueryMessage::Row(row) => Some((
+            row.get(0).unwrap_or_default().to_owned(),
+            row.get(1).unwrap_or_default().to_owned(),
+            row.get(2).unwrap_or_default().to_owned(),
+        )),
+        _ => None,
+    });
+    let Some((role, tenant_after, timeout_after)) = found else {
+        return Err(Error::Database { code: None });
+    };
     if role != request.reader.role()
         || tenant_after != tenant
         || timeout_after != timeout_ms.to_string()
     {
-        // Nothing was written (the transaction is read-only); the result is not to be trusted.
-        tx.rollback().await?;
+        // Nothing was written (the transaction is read-only); the result is not to be trusted,
+        // and neither is the connection: the lease is dropped, which closes it.
         return Err(Error::GuardChanged);
     }
-    tx.commit().await?;
-
+    let mut lease = lease;
+    if set_up {
+        lease.remember(request.sql, &types, statement);
+    }
+    lease.keep();
     let rows = rows.iter().map(|row| read_row(row, &columns)).collect::<Result<Vec<_>>>()?;
     Ok(ResultTable { columns, rows })
 }
 
-fn column_type(sql_type: &str) -> Option<ColumnType> {
-    Some(match sql_type {
-        "TEXT" | "VARCHAR" | "BPCHAR" | "NAME" | "CHAR" => ColumnType::Text,
-        "INT2" | "INT4" | "INT8" => ColumnType::Int,
-        "NUMERIC" => ColumnType::Decimal,
-        "DATE" => ColumnType::Date,
-        "TIMESTAMPTZ" | "TIMESTAMP" => ColumnType::Timestamp,
-        "BOOL" => ColumnType::Bool,
-        "UUID" => ColumnType::Uuid,
-        "TEXT[]" | "VARCHAR[]" => ColumnType::TextList,
+fn column_type(sql_type: &Type) -> Option<ColumnType> {
+    Some(match *sql_type {
+        Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME => ColumnType::Text,
+        Type::INT2 | Type::INT4 | Type::INT8 => ColumnType::Int,
+        Type::NUMERIC => ColumnType::Decimal,
+        Type::DATE => ColumnType::Date,
+        Type::TIMESTAMPTZ | Type::TIMESTAMP => ColumnType::Timestamp,
+        Type::BOOL => ColumnType::Bool,
+        Type::UUID => ColumnType::Uuid,
+        Type::TEXT_ARRAY | Type::VARCHAR_ARRAY => ColumnType::TextList,
         _ => return None,
     })
 }
 
-fn read_row(row: &PgRow, columns: &[Column]) -> Result<Vec<Cell>> {
+fn read_row(row: &Row, columns: &[Column]) -> Result<Vec<Cell>> {
     columns.iter().enumerate().map(|(index, column)| read_cell(row, index, column)).collect()
 }
 
-fn read_cell(row: &PgRow, index: usize, column: &Column) -> Result<Cell> {
+fn read_cell(row: &Row, index: usize, column: &Column) -> Result<Cell> {
     fn cell<T>(value: Option<T>, wrap: impl FnOnce(T) -> Cell) -> Cell {
         value.map_or(Cell::Null, wrap)
     }
-    let sql_type = row.columns()[index].type_info().name();
+    let sql_type = row.columns()[index].type_();
     Ok(match column.ty {
-        ColumnType::Text => cell(row.try_get::<Option<String>, _>(index)?, Cell::Text),
-        ColumnType::Int => match sql_type {
-            "INT2" => cell(row.try_get::<Option<i16>, _>(index)?, |it| Cell::Int(it.into())),
-            "INT4" => cell(row.try_get::<Option<i32>, _>(index)?, |it| Cell::Int(it.into())),
-            _ => cell(row.try_get::<Option<i64>, _>(index)?, Cell::Int),
+        ColumnType::Text => cell(row.try_get::<_, Option<String>>(index)?, Cell::Text),
+        ColumnType::Int => match *sql_type {
+            Type::INT2 => cell(row.try_get::<_, Option<i16>>(index)?, |it| Cell::Int(it.into())),
+            Type::INT4 => cell(row.try_get::<_, Option<i32>>(index)?, |it| Cell::Int(it.into())),
+            _ => cell(row.try_get::<_, Option<i64>>(index)?, Cell::Int),
         },
-        ColumnType::Decimal => cell(row.try_get::<Option<Decimal>, _>(index)?, Cell::Decimal),
-        ColumnType::Date => cell(row.try_get::<Option<NaiveDate>, _>(index)?, Cell::Date),
-        ColumnType::Timestamp => match sql_type {
-            "TIMESTAMP" => cell(row.try_get::<Option<NaiveDateTime>, _>(index)?, |it| {
+        ColumnType::Decimal => cell(row.try_get::<_, Option<Decimal>>(index)?, Cell::Decimal),
+        ColumnType::Date => cell(row.try_get::<_, Option<NaiveDate>>(index)?, Cell::Date),
+        ColumnType::Timestamp => match *sql_type {
+            Type::TIMESTAMP => cell(row.try_get::<_, Option<NaiveDateTime>>(index)?, |it| {
                 Cell::Timestamp(it.and_utc())
             }),
-            _ => cell(row.try_get::<Option<DateTime<Utc>>, _>(index)?, Cell::Timestamp),
+            _ => cell(row.try_get::<_, Option<DateTime<Utc>>>(index)?, Cell::Timestamp),
         },
-        ColumnType::Bool => cell(row.try_get::<Option<bool>, _>(index)?, Cell::Bool),
-        ColumnType::Uuid => cell(row.try_get::<Option<Uuid>, _>(index)?, Cell::Uuid),
-        ColumnType::TextList => cell(row.try_get::<Option<Vec<String>>, _>(index)?, Cell::TextList),
+        ColumnType::Bool => cell(row.try_get::<_, Option<bool>>(index)?, Cell::Bool),
+        ColumnType::Uuid => cell(row.try_get::<_, Option<Uuid>>(index)?, Cell::Uuid),
+        ColumnType::TextList => cell(row.try_get::<_, Option<Vec<String>>>(index)?, Cell::TextList),
     })
 }

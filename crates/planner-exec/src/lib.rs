@@ -1,14 +1,16 @@
 //! Guarded executors on PostgreSQL for the reference domain.
 //!
-//! Every intent runs through [`execute`] in its own read-only transaction: the reader role of
+//! Every intent runs through [`execute`] on a [`WirePool`] (pipelining connections: one round trip
+//! per intent once its statement is prepared, counted on the socket) in its own read-only
+//! transaction: the reader role of
 //! its plane ([`Reader`]: SELECT on that plane's schemas only, nothing on `eeo`, no writes),
 //! the tenant set locally for row-level security, a statement timeout, JIT compilation off (the
 //! registry's queries run in milliseconds; compiling one takes longer), typed binds, and a typed
 //! [`ResultTable`] back. Count intents run only with a [`Guard::Counts`] spec: counts from 1 to
 //! k-1 become suppressed cells and complementary suppression hides whatever would let one be
 //! derived from the other cells or totals of the same result. [`render_text`] and
-//! [`render_markdown`] turn a result into byte-stable text; [`write_audit`] appends the
-//! counts-only audit row under the id its caller chose, and [`withdraw_audits`] records ids whose
+//! [`render_markdown`] turn a result into byte-stable text; [`write_audits`] appends
+//! counts-only audit rows (each under the id its caller chose) in one transaction, and [`withdraw_audits`] records ids whose
 //! answer the caller never received (`audit.withdrawn`; the view `audit.answers_given` is the log
 //! less those); [`create_api_key`], [`verify_api_key`] and [`revoke_api_key`] manage hashed API
 //! keys; [`record_thread`], [`thread_owner`] and [`prune_threads`] keep which tenant and key
@@ -39,9 +41,12 @@ mod render;
 mod suppress;
 mod table;
 mod threads;
+mod wire;
 
 pub use crate::{
-    audit::{AuditRecord, AuditRoute, Faithfulness, SelfConsistency, withdraw_audits, write_audit},
+    audit::{
+        AuditRecord, AuditRoute, Faithfulness, SelfConsistency, withdraw_audits, write_audits,
+    },
     error::{Error, Result},
     exec::{Bind, CountSpec, ExecRequest, Guard, Reader, TenantId, execute},
     keys::{
@@ -56,6 +61,7 @@ pub use crate::{
     suppress::{Grid, Hidden, suppress_grid},
     table::{Cell, Column, ColumnType, ResultTable},
     threads::{ThreadOwner, prune_threads, record_thread, thread_owner},
+    wire::WirePool,
 };
 
 /// The connection pool every executor takes (re-exported so that callers need no sqlx).

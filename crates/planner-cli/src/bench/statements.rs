@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use planner_engine::{Planner, Route};
-use planner_exec::{Bind, ExecRequest, Guard, PgPool, Reader, ResultTable, TenantId};
+use planner_exec::{Bind, ExecRequest, Guard, PgPool, Reader, ResultTable, TenantId, WirePool};
 use sqlx::AssertSqlSafe;
 
 /// How the baseline runs a statement.
@@ -110,7 +110,7 @@ pub(crate) fn read_corpus(text: &str, origin: &str) -> anyhow::Result<Vec<String
 /// route.
 pub(crate) async fn prepare(
     planner: &Planner,
-    pool: Option<&PgPool>,
+    pool: Option<&WirePool>,
     questions: &[String],
     scopes: &[String],
     tenant: Option<TenantId>,
@@ -185,7 +185,7 @@ pub(crate) async fn prepare(
 const STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
 
 async fn run_guarded(
-    pool: &PgPool,
+    pool: &WirePool,
     statement: &Statement,
     tenant: Option<TenantId>,
 ) -> Result<ResultTable, planner_exec::Error> {
@@ -203,12 +203,13 @@ async fn run_guarded(
 /// Runs one statement by `path`; the number of rows, or the kind of error.
 pub(crate) async fn run_statement(
     pool: &PgPool,
+    wire: &WirePool,
     statement: &Statement,
     tenant: Option<TenantId>,
     path: RawPath,
 ) -> Result<usize, String> {
     match path {
-        RawPath::Guarded | RawPath::None => run_guarded(pool, statement, tenant)
+        RawPath::Guarded | RawPath::None => run_guarded(wire, statement, tenant)
             .await
             .map(|table| table.rows.len())
             .map_err(|err| exec_error_kind(&err)),

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use planner_dataset::{DEMO_REQUIREMENTS, DEMO_SEED, SeedOptions, demo_today, seed};
-use planner_exec::{Bind, CountSpec, ExecRequest, Guard, Reader, ResultTable, TenantId, execute};
+use planner_exec::{
+    Bind, CountSpec, ExecRequest, Guard, Reader, ResultTable, TenantId, WirePool, execute,
+};
 use planner_registry::{Intent, ParamKind, Registry, Requirement, Value};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -113,5 +115,5 @@ pub(crate) async fn run_with(
         timeout: Duration::from_secs(10),
         guard,
     };
-    execute(pool, &request).await
+    execute(&WirePool::from_pg_pool(pool), &request).await
 }

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use planner_exec::{
-    AuditRecord, AuditRoute, Faithfulness, SelfConsistency, withdraw_audits, write_audit,
+    AuditRecord, AuditRoute, Faithfulness, SelfConsistency, WirePool, withdraw_audits, write_audits,
 };
 use planner_registry::ParamKind;
 use sqlx::PgPool;
@@ -25,6 +25,44 @@ fn record() -> AuditRecord {
         tenant: None,
         key: None,
     }
+}
+
+/// Writes one record alone; its id.
+async fn write_audit(pool: &PgPool, record: &AuditRecord) -> planner_exec::Result<Uuid> {
+    write_audits(&WirePool::from_pg_pool(pool), std::slice::from_ref(record)).await?;
+    Ok(record.id)
+}
+
+#[sqlx::test(migrator = "planner_exec::MIGRATOR")]
+async fn a_group_of_rows_commits_in_one_transaction_in_one_round_trip(pool: PgPool) {
+    let wire = WirePool::from_pg_pool(&pool);
+    let first: Vec<AuditRecord> = (0..3).map(|_| record()).collect();
+    // The first write prepares the insert on the connection.
+    write_audits(&wire, &first).await.unwrap();
+    let before = wire.round_trips();
+    let second: Vec<AuditRecord> = (0..5).map(|_| record()).collect();
+    write_audits(&wire, &second).await.unwrap();
+    assert_eq!(wire.round_trips() - before, 1, "five rows, one transaction, one round trip");
+    assert_eq!(wire.connections_opened(), 1);
+    assert_eq!(count(&pool, "audit.answer_log").await, 8);
+    let transactions: i64 = sqlx::query_scalar(
+        "SELECT count(DISTINCT xmin::text) FROM audit.answer_log WHERE id = ANY($1)",
+    )
+    .bind(second.iter().map(|it| it.id).collect::<Vec<_>>())
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(transactions, 1);
+
+    // A group with a row that cannot be written commits none of its rows, and the pool's next
+    // connection is clean.
+    let mut failing: Vec<AuditRecord> = (0..3).map(|_| record()).collect();
+    failing[2].id = second[0].id;
+    let error = write_audits(&wire, &failing).await.unwrap_err();
+    assert!(matches!(error, planner_exec::Error::Database { .. }), "{error:?}");
+    assert_eq!(count(&pool, "audit.answer_log").await, 8);
+    write_audits(&wire, &[record()]).await.unwrap();
+    assert_eq!(count(&pool, "audit.answer_log").await, 9);
 }
 
 #[sqlx::test(migrator = "planner_exec::MIGRATOR")]

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use planner_exec::{
-    Bind, Cell, CountSpec, Error, ExecRequest, Guard, Reader, ResultTable, TenantId, execute,
-    render_text,
+    Bind, Cell, CountSpec, Error, ExecRequest, Guard, Reader, ResultTable, TenantId, WirePool,
+    execute, render_text,
 };
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -19,7 +19,7 @@ async fn run(
     tenant: Option<Uuid>,
 ) -> planner_exec::Result<ResultTable> {
     execute(
-        pool,
+        &WirePool::from_pg_pool(pool),
         &ExecRequest {
             sql,
             binds,
@@ -129,7 +129,7 @@ async fn a_slow_statement_times_out(pool: PgPool) {
         timeout: Duration::from_millis(100),
         guard: Guard::Rows,
     };
-    assert!(matches!(execute(&pool, &request).await, Err(Error::Timeout)));
+    assert!(matches!(execute(&WirePool::from_pg_pool(&pool), &request).await, Err(Error::Timeout)));
     // The pool is still usable.
     assert_eq!(
         run(&pool, "SELECT 1 AS one", &[], None).await.unwrap().rows,
@@ -168,7 +168,7 @@ async fn a_lost_connection_is_unavailable_and_the_pool_recovers(pool: PgPool) {
             false
         })
     };
-    let result = execute(&pool, &request).await;
+    let result = execute(&WirePool::from_pg_pool(&pool), &request).await;
     assert!(killer.await.unwrap());
     assert!(matches!(result, Err(Error::Unavailable)), "{result:?}");
     assert_eq!(
@@ -228,8 +228,8 @@ async fn count_results_are_suppressed(pool: PgPool) {
         timeout: Duration::from_secs(10),
         guard: Guard::Counts(spec.clone()),
     };
-    let a = execute(&pool, &counts(TENANT_A)).await.unwrap();
-    let b = execute(&pool, &counts(TENANT_B)).await.unwrap();
+    let a = execute(&WirePool::from_pg_pool(&pool), &counts(TENANT_A)).await.unwrap();
+    let b = execute(&WirePool::from_pg_pool(&pool), &counts(TENANT_B)).await.unwrap();
     insta::assert_snapshot!(format!("A\n{}\nB\n{}", render_text(&a), render_text(&b)));
     assert_eq!(b.suppressed_cells(), 2);
 
@@ -238,5 +238,40 @@ async fn count_results_are_suppressed(pool: PgPool) {
         sql: "SELECT c.id, count(*) AS candidates FROM bench.candidate AS c GROUP BY c.id",
         ..counts(TENANT_A)
     };
-    assert!(matches!(execute(&pool, &ids).await, Err(Error::CountShape { .. })));
+    assert!(matches!(
+        execute(&WirePool::from_pg_pool(&pool), &ids).await,
+        Err(Error::CountShape { .. })
+    ));
+}
+
+#[sqlx::test(migrator = "planner_exec::MIGRATOR")]
+async fn a_prepared_statement_runs_in_one_round_trip(pool: PgPool) {
+    let wire = WirePool::from_pg_pool(&pool);
+    let binds = [Bind::Text("x".to_owned()), Bind::Int(2)];
+    let request = ExecRequest {
+        sql: "SELECT repeat($1::text, $2::int) AS echo",
+        binds: &binds,
+        tenant: Some(TenantId(TENANT_A)),
+        reader: Reader::Public,
+        timeout: Duration::from_secs(10),
+        guard: Guard::Rows,
+    };
+    // The first run opens the connection, then sends the set-up with the preparation, then the
+    // statement with the post-condition and the commit.
+    let table = execute(&wire, &request).await.unwrap();
+    assert_eq!(table.rows, [[Cell::Text("xx".to_owned())]]);
+    let first = wire.round_trips();
+    assert!(first >= 2, "{first}");
+    for _ in 0..10 {
+        execute(&wire, &request).await.unwrap();
+    }
+    assert_eq!(wire.round_trips() - first, 10, "one round trip per statement once prepared");
+    assert_eq!(wire.connections_opened(), 1, "no connection was closed or opened again");
+
+    // A failed statement closes its connection rather than hand it on mid-transaction.
+    let failing =
+        ExecRequest { sql: "SELECT 1 / ($2::int - 2) AS boom, $1::text AS x", ..request.clone() };
+    assert!(execute(&wire, &failing).await.is_err());
+    execute(&wire, &request).await.unwrap();
+    assert_eq!(wire.connections_opened(), 2);
 }

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use planner_exec::{
-    Bind, Error, ExecRequest, Guard, Reader, TenantId, connect_runtime, execute, login_privileges,
-    runtime_url,
+    Bind, Error, ExecRequest, Guard, Reader, TenantId, WirePool, connect_runtime, execute,
+    login_privileges, runtime_url,
 };
 use sqlx::postgres::PgPoolOptions;
 use sqlx::{Connection as _, PgConnection, PgPool};
@@ -162,17 +162,19 @@ async fn the_probe_statement_reads_no_other_tenant_without_the_guard(pool: PgPoo
         guard: Guard::Rows,
     };
     // Through a market plane: the bench schema is not the public reader's.
-    let refused = execute(&runtime, &request(Reader::Public)).await.unwrap_err();
+    let refused =
+        execute(&WirePool::from_pg_pool(&runtime), &request(Reader::Public)).await.unwrap_err();
     assert!(matches!(refused, Error::PermissionDenied), "{refused:?}");
     // Even as the bench reader: set_config is not callable, so the tenant cannot be switched.
-    let refused = execute(&runtime, &request(Reader::Bench)).await.unwrap_err();
+    let refused =
+        execute(&WirePool::from_pg_pool(&runtime), &request(Reader::Bench)).await.unwrap_err();
     assert!(matches!(refused, Error::PermissionDenied), "{refused:?}");
     // Without the escape the bench reader counts tenant B's rows only.
     let own = ExecRequest {
         sql: "SELECT count(*)::int AS n FROM bench.candidate AS c",
         ..request(Reader::Bench)
     };
-    let table = execute(&runtime, &own).await.unwrap();
+    let table = execute(&WirePool::from_pg_pool(&runtime), &own).await.unwrap();
     assert_eq!(table.rows, vec![vec![planner_exec::Cell::Int(4)]]);
 }
 
@@ -197,18 +199,18 @@ async fn the_post_condition_discards_a_statement_that_switched_its_tenant(pool: 
         timeout: Duration::from_secs(5),
         guard: Guard::Rows,
     };
-    let refused = execute(&runtime, &switch).await.unwrap_err();
+    let refused = execute(&WirePool::from_pg_pool(&runtime), &switch).await.unwrap_err();
     assert!(matches!(refused, Error::GuardChanged), "{refused:?}");
     let timeout = ExecRequest {
         sql: "SELECT set_config('statement_timeout', '0', true) AS t",
         ..switch.clone()
     };
-    let refused = execute(&runtime, &timeout).await.unwrap_err();
+    let refused = execute(&WirePool::from_pg_pool(&runtime), &timeout).await.unwrap_err();
     assert!(matches!(refused, Error::GuardChanged), "{refused:?}");
     // An honest statement still runs.
     let honest =
         ExecRequest { sql: "SELECT $1::text AS t", binds: &[Bind::Text("x".into())], ..switch };
-    execute(&runtime, &honest).await.unwrap();
+    execute(&WirePool::from_pg_pool(&runtime), &honest).await.unwrap();
 }
 
 #[test]
@@ -269,7 +271,7 @@ async fn the_hostile_corpus_changes_nothing_with_the_guard_bypassed(pool: PgPool
             timeout: Duration::from_secs(2),
             guard: Guard::Rows,
         };
-        match execute(&runtime, &request).await {
+        match execute(&WirePool::from_pg_pool(&runtime), &request).await {
             Err(Error::PermissionDenied | Error::GuardChanged) => refused += 1,
             Err(_) => failed += 1,
             Ok(table) => {

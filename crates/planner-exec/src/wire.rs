@@ -1,0 +1,358 @@
+//! The read and audit path's connections: one request exchange per intent, counted on the socket.
+//!
+//! Hand-written on top of `deadpool` (the pool) and `tokio-postgres` (the protocol) because sqlx,
+//! which serves the rest of the crate, was measured to cost round trips no pool option removes:
+//! sqlx 0.9 pings every pooled connection when it is released (`PoolConnection::return_to_pool`),
+//! and it sends one request at a time, so the executor's transaction took four to six round
+//! trips (the set-up, the statement, the post-condition, the commit, the ping). tokio-postgres
+//! pipelines: requests polled together leave in one write and their replies come back in one
+//! read. What is hand-written here is what that measurement asked for and nothing generic:
+//!
+//! - a connection is never pinged: deadpool hands it out again as long as its connection task
+//!   lives ([`Client::is_closed`]); a broken connection shows as a failed request, and the lease
+//!   that saw any failure (or was dropped halfway, by a timeout) closes its connection instead of
+//!   returning it, so no half-finished transaction is ever handed to the next request;
+//! - each connection keeps its prepared statements (the registry's SQL is fixed, so each is
+//!   prepared once per connection);
+//! - the socket is wrapped in a counter of round trips: a read that returns bytes after bytes
+//!   were written since the last such read is one round trip. It counts what the network sees,
+//!   whatever the code above believes it sends ([`WirePool::round_trips`]).
+
+use std::collections::HashMap;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use deadpool::Runtime;
+use deadpool::managed::{self, Metrics, Object, QueueMode, RecycleError, RecycleResult};
+use sqlx::ConnectOptions as _;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio_postgres::config::Host;
+use tokio_postgres::types::Type;
+use tokio_postgres::{Client, Config, NoTls, Statement};
+
+use crate::error::{Error, Result};
+
+/// How long a request waits for a free connection, and a new connection may take to open,
+/// before the database counts as unavailable.
+const WAIT: Duration = Duration::from_secs(5);
+
+/// Round trips and connections seen on a [`WirePool`]'s sockets since it was built.
+#[derive(Debug, Default)]
+struct Counts {
+    round_trips: AtomicU64,
+    connections: AtomicU64,
+}
+
+/// A pool of pipelining connections to one PostgreSQL server, for the guarded executor
+/// ([`execute`](crate::execute)) and the audit writer ([`write_audits`](crate::write_audits)).
+/// Cloning shares the pool.
+#[derive(Clone)]
+pub struct WirePool {
+    pool: managed::Pool<Manager>,
+    counts: Arc<Counts>,
+}
+
+impl std::fmt::Debug for WirePool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let status = self.pool.status();
+        f.debug_struct("WirePool")
+            .field("size", &status.size)
+            .field("available", &status.available)
+            .field("round_trips", &self.round_trips())
+            .finish()
+    }
+}
+
+impl WirePool {
+    /// A pool of at most `max_size` connections with `config` (no TLS: the server must accept a
+    /// plain connection, as the sqlx pools of this crate require too).
+    pub fn new(config: Config, max_size: usize) -> WirePool {
+        let counts = Arc::new(Counts::default());
+        let manager = Manager { config, counts: Arc::clone(&counts) };
+        let pool = managed::Pool::builder(manager)
+            .max_size(max_size.max(1))
+            // The connection returned last is handed out first: the fewest connections stay
+            // busy, and they are the ones whose statements are prepared.
+            .queue_mode(QueueMode::Lifo)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(WAIT))
+            .create_timeout(Some(WAIT))
+            .build()
+            // Only a missing runtime fails the build, and one is always given.
+            .unwrap_or_else(|err| unreachable!("the pool has a runtime: {err}"));
+        WirePool { pool, counts }
+    }
+
+    /// A pool to the same server, database and login as `pool`, of the same size.
+    pub fn from_pg_pool(pool: &sqlx::PgPool) -> WirePool {
+        let options = pool.connect_options();
+        let mut config = Config::new();
+        config.user(options.get_username()).port(options.get_port());
+        match options.get_socket() {
+            Some(dir) => config.host_path(dir),
+            None => config.host(options.get_host()),
+        };
+        if let Some(database) = options.get_database() {
+            config.dbname(database);
+        }
+        if let Some(name) = options.get_application_name() {
+            config.application_name(name);
+        }
+        // sqlx keeps the password to itself except in its URL.
+        let url = options.to_url_lossy();
+        if let Some(password) = url.password() {
+            let password: Vec<u8> = percent_encoding::percent_decode_str(password).collect();
+            config.password(password);
+        }
+        WirePool::new(config, pool.options().get_max_connections() as usize)
+    }
+
+    /// A pool of at most `max_size` connections to a `postgres://` URL.
+    pub fn from_url(url: &str, max_size: usize) -> Result<WirePool> {
+        let config: Config = url
+            .parse()
+            .map_err(|_| Error::InvalidRequest { reason: "not a valid postgres:// URL" })?;
+        Ok(WirePool::new(config, max_size))
+    }
+
+    /// Round trips on this pool's sockets since it was built: a read that returned bytes after
+    /// bytes were written since the previous such read. Opening a connection counts too.
+    pub fn round_trips(&self) -> u64 {
+        self.counts.round_trips.load(Ordering::Relaxed)
+    }
+
+    /// Connections this pool opened since it was built.
+    pub fn connections_opened(&self) -> u64 {
+        self.counts.connections.load(Ordering::Relaxed)
+    }
+
+    /// One empty request on a pooled connection: whether the server answers.
+    pub async fn check(&self) -> Result<()> {
+        let lease = self.lease().await?;
+        lease.client().batch_execute("").await.map_err(Error::from)?;
+        lease.keep();
+        Ok(())
+    }
+
+    /// A connection, returned to the pool only through [`Lease::keep`].
+    pub(crate) async fn lease(&self) -> Result<Lease> {
+        let object = self.pool.get().await.map_err(|_| Error::Unavailable)?;
+        Ok(Lease { object: Some(object) })
+    }
+}
+
+/// A connection taken from a [`WirePool`]. Dropped without [`Lease::keep`] (after a failure,
+/// or when its future was dropped halfway) it closes its connection: whatever state the
+/// connection was left in never reaches another request.
+pub(crate) struct Lease {
+    object: Option<Object<Manager>>,
+}
+
+impl Lease {
+    fn conn(&self) -> &Conn {
+        // Some until keep or drop.
+        self.object.as_deref().unwrap_or_else(|| unreachable!("a lease holds its connection"))
+    }
+
+    pub(crate) fn client(&self) -> &Client {
+        &self.conn().client
+    }
+
+    /// The statement `sql` with parameter types `types` if this connection prepared it before.
+    pub(crate) fn prepared(&self, sql: &str, types: &[Type]) -> Option<Statement> {
+        self.conn().statements.get(&statement_key(sql, types)).cloned()
+    }
+
+    /// Keeps `statement` (prepared on this connection) for its next use.
+    pub(crate) fn remember(&mut self, sql: &str, types: &[Type], statement: Statement) {
+        let conn = self.object.as_deref_mut().unwrap_or_else(|| unreachable!("held"));
+        conn.statements.insert(statement_key(sql, types), statement);
+    }
+
+    /// The exchange finished cleanly: the connection goes back to the pool.
+    pub(crate) fn keep(mut self) {
+        drop(self.object.take());
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if let Some(object) = self.object.take() {
+            drop(Object::take(object));
+        }
+    }
+}
+
+fn statement_key(sql: &str, types: &[Type]) -> (String, Vec<u32>) {
+    (sql.to_owned(), types.iter().map(Type::oid).collect())
+}
+
+/// One pooled connection: its client and its prepared statements.
+pub(crate) struct Conn {
+    client: Client,
+    /// Keyed by SQL text and parameter type oids; looked up only, never iterated.
+    statements: HashMap<(String, Vec<u32>), Statement>,
+}
+
+/// Why a connection could not be opened.
+#[derive(Debug)]
+pub(crate) enum ConnectError {
+    #[allow(dead_code, reason = "read through Debug in the pool's error")]
+    Io(io::Error),
+    #[allow(dead_code, reason = "read through Debug in the pool's error")]
+    Postgres(tokio_postgres::Error),
+}
+
+pub(crate) struct Manager {
+    config: Config,
+    counts: Arc<Counts>,
+}
+
+impl Manager {
+    async fn socket(&self) -> io::Result<Socket> {
+        let ports = self.config.get_ports();
+        let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no host to connect to");
+        for (index, host) in self.config.get_hosts().iter().enumerate() {
+            let port = ports.get(index).or(ports.first()).copied().unwrap_or(5432);
+            let attempt = match host {
+                Host::Tcp(name) => tokio::net::TcpStream::connect((name.as_str(), port))
+                    .await
+                    .and_then(|stream| stream.set_nodelay(true).map(|()| Socket::Tcp(stream))),
+                #[cfg(unix)]
+                Host::Unix(dir) => {
+                    tokio::net::UnixStream::connect(dir.join(format!(".s.PGSQL.{port}")))
+                        .await
+                        .map(Socket::Unix)
+                }
+                #[cfg(not(unix))]
+                Host::Unix(_) => Err(io::Error::other("Unix sockets are not supported here")),
+            };
+            match attempt {
+                Ok(socket) => return Ok(socket),
+                Err(err) => last = err,
+            }
+        }
+        Err(last)
+    }
+}
+
+impl managed::Manager for Manager {
+    type Type = Conn;
+    type Error = ConnectError;
+
+    async fn create(&self) -> Result<Conn, ConnectError> {
+        let socket = self.socket().await.map_err(ConnectError::Io)?;
+        let counted = Counted { inner: socket, wrote: false, counts: Arc::clone(&self.counts) };
+        let (client, connection) =
+            self.config.connect_raw(counted, NoTls).await.map_err(ConnectError::Postgres)?;
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(%err, "a pipelined connection ended");
+            }
+        });
+        self.counts.connections.fetch_add(1, Ordering::Relaxed);
+        Ok(Conn { client, statements: HashMap::new() })
+    }
+
+    async fn recycle(&self, conn: &mut Conn, _: &Metrics) -> RecycleResult<ConnectError> {
+        // No round trip: a connection whose task ended is closed; any other failure is seen by
+        // the request that meets it, whose lease then closes the connection.
+        if conn.client.is_closed() {
+            return Err(RecycleError::message("the connection is closed"));
+        }
+        Ok(())
+    }
+}
+
+/// A TCP or Unix socket.
+enum Socket {
+    Tcp(tokio::net::TcpStream),
+    #[cfg(unix)]
+    Unix(tokio::net::UnixStream),
+}
+
+/// A socket that counts round trips (see [`WirePool::round_trips`]).
+struct Counted {
+    inner: Socket,
+    wrote: bool,
+    counts: Arc<Counts>,
+}
+
+impl AsyncRead for Counted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let this = &mut *self;
+        let polled = match &mut this.inner {
+            Socket::Tcp(stream) => Pin::new(stream).poll_read(cx, buf),
+            #[cfg(unix)]
+            Socket::Unix(stream) => Pin::new(stream).poll_read(cx, buf),
+        };
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before && this.wrote {
+            this.wrote = false;
+            this.counts.round_trips.fetch_add(1, Ordering::Relaxed);
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        let polled = match &mut this.inner {
+            Socket::Tcp(stream) => Pin::new(stream).poll_write(cx, buf),
+            #[cfg(unix)]
+            Socket::Unix(stream) => Pin::new(stream).poll_write(cx, buf),
+        };
+        if matches!(polled, Poll::Ready(Ok(written)) if written > 0) {
+            this.wrote = true;
+        }
+        polled
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.inner {
+            Socket::Tcp(stream) => Pin::new(stream).poll_flush(cx),
+            #[cfg(unix)]
+            Socket::Unix(stream) => Pin::new(stream).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.inner {
+            Socket::Tcp(stream) => Pin::new(stream).poll_shutdown(cx),
+            #[cfg(unix)]
+            Socket::Unix(stream) => Pin::new(stream).poll_shutdown(cx),
+        }
+    }
+}
+
+impl From<tokio_postgres::Error> for Error {
+    fn from(error: tokio_postgres::Error) -> Self {
+        if let Some(code) = error.code() {
+            return crate::error::from_sqlstate(Some(code.code().to_owned()));
+        }
+        if error.is_closed() {
+            return Error::Unavailable;
+        }
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            if cause.is::<io::Error>() {
+                return Error::Unavailable;
+            }
+            source = cause.source();
+        }
+        Error::Database { code: None }
+    }
+}
