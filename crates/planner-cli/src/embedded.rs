@@ -240,6 +240,23 @@ impl Database {
     }
 }
 
+/// The pipelining pool of a read replica at `url`, as large as `primary`'s pool: the runtime
+/// login's URL as given, or `url` with its login replaced by the runtime login when
+/// PLANNER_RUNTIME_PASSWORD is set (a replica cannot make a login: the primary's password
+/// replicates to it).
+pub(crate) fn replica_pool(
+    url: &str,
+    primary: &sqlx::pool::PoolOptions<sqlx::Postgres>,
+) -> anyhow::Result<planner_exec::WirePool> {
+    let url = match std::env::var(RUNTIME_PASSWORD_VAR).ok().filter(|it| !it.is_empty()) {
+        Some(password) => planner_exec::runtime_url(url, &password)?,
+        None => url.to_owned(),
+    };
+    let size = primary.get_max_connections() as usize;
+    planner_exec::WirePool::from_url(&url, size)
+        .context("--read-url (PLANNER_READ_URL) is not a postgres:// URL")
+}
+
 /// The embedded cluster's runtime password, generated on first use and kept 0600 beside the
 /// superuser's.
 fn embedded_runtime_password(dir: &std::path::Path) -> anyhow::Result<String> {

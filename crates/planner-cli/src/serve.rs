@@ -49,6 +49,12 @@ pub(crate) struct ServeArgs {
     /// The PostgreSQL to use; without it, the embedded default database.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     database_url: Option<String>,
+    /// A streaming replica of DATABASE_URL's database, read for the planes without tenant rows
+    /// (market, graph) while it answers; tenant planes, threads, keys and the audit log stay on
+    /// DATABASE_URL. Given as the runtime login's URL, or as any login's URL when
+    /// PLANNER_RUNTIME_PASSWORD is set (the runtime login replaces it).
+    #[arg(long, value_name = "URL", env = "PLANNER_READ_URL", hide_env_values = true)]
+    read_url: Option<String>,
     /// The model server.
     #[command(flatten)]
     model: ModelFlags,
@@ -146,6 +152,7 @@ struct ServeFile {
     key_rate: Option<u32>,
     key_burst: Option<u32>,
     database_url: Option<String>,
+    read_url: Option<String>,
     model_url: Option<String>,
     model: Option<String>,
     model_key_env: Option<String>,
@@ -169,6 +176,7 @@ struct Settings {
     registry: Option<PathBuf>,
     server: ServerConfig,
     database_url: Option<String>,
+    read_url: Option<String>,
     model: ModelSettings,
 }
 
@@ -218,6 +226,7 @@ fn resolve(args: ServeArgs, file: ServeFile) -> Settings {
         },
         model,
         database_url: args.database_url.or(file.database_url),
+        read_url: args.read_url.or(file.read_url),
     }
 }
 
@@ -280,13 +289,22 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let listener = tokio::net::TcpListener::bind(settings.addr)
         .await
         .with_context(|| format!("cannot listen on {}", settings.addr))?;
-    let config = engine_config(registry, settings.model)?;
+    let mut config = engine_config(registry, settings.model)?;
     // A request waits for a pooled connection at most half its time limit (5 s at most): with
     // the database gone, it fails with 503 inside the limit instead of running into it.
     let acquire = (settings.server.request_timeout / 2)
         .clamp(Duration::from_millis(100), Duration::from_secs(5));
     let database = Database::open_with(settings.database_url.as_deref(), Some(acquire)).await?;
     let pool = database.pool().clone();
+    if let Some(url) = &settings.read_url {
+        if database.is_embedded() {
+            anyhow::bail!(
+                "--read-url names a replica of DATABASE_URL's database, and DATABASE_URL is not \
+                 set: set it to the replica's primary"
+            );
+        }
+        config.replica = Some(crate::embedded::replica_pool(url, pool.options())?);
+    }
     let engine = Engine::new(config, pool.clone());
     let router = planner_server::app(AppState::new(engine, pool, settings.server));
     let addr = listener.local_addr()?;

@@ -166,6 +166,63 @@ impl Cluster {
         format!("postgres://postgres:{}@127.0.0.1:{}/{database}", self.password, self.port)
     }
 
+    /// A streaming replica of this cluster in its own temporary directory: a base backup taken
+    /// over the replication protocol (`pg_basebackup -R`), started as a hot standby (read-only,
+    /// replaying the primary's WAL as it streams) on its own free loopback port, with the same
+    /// superuser password. Its data is the primary's as of the backup, then follows it.
+    pub fn start_replica(&self) -> Result<Cluster> {
+        let temp = tempfile::Builder::new()
+            .prefix("planner-pg-replica-")
+            .tempdir()
+            .map_err(|err| Error::io(std::env::temp_dir(), err))?;
+        let dir = temp.path().to_path_buf();
+        if let Some((uid, gid)) = self.run_as {
+            std::os::unix::fs::chown(&dir, Some(uid), Some(gid))
+                .map_err(|err| Error::io(&dir, err))?;
+        }
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
+            .map_err(|err| Error::io(&dir, err))?;
+        let mut replica = Cluster {
+            bin_dir: self.bin_dir.clone(),
+            dir,
+            password: self.password.clone(),
+            port: 0,
+            run_as: self.run_as,
+            running: false,
+            _temp: Some(temp),
+        };
+        replica.write_password()?;
+        let data = replica.data_dir().display().to_string();
+        // Letters and digits only in the password: nothing to quote.
+        let primary =
+            format!("host=127.0.0.1 port={} user=postgres password={}", self.port, self.password);
+        let out = replica.run(
+            "pg_basebackup",
+            &["-D", &data, "-R", "-X", "stream", "-c", "fast", "--no-sync", "-d", &primary],
+        )?;
+        check("pg_basebackup", &out, &self.log_path())?;
+        // The primary's settings came with the backup; the socket goes in the replica's own
+        // directory (the last setting of a name wins).
+        let socket_dir = replica.dir.display().to_string().replace('\'', "''");
+        let conf_path = replica.data_dir().join("postgresql.conf");
+        let mut text = fs::read_to_string(&conf_path).map_err(|err| Error::io(&conf_path, err))?;
+        text.push_str(&format!("\n# replica\nunix_socket_directories = '{socket_dir}'\n"));
+        fs::write(&conf_path, text).map_err(|err| Error::io(&conf_path, err))?;
+        replica.start_server()?;
+        Ok(replica)
+    }
+
+    /// Stops the server at once, as a crash would (immediate shutdown: no checkpoint, sessions
+    /// cut). Idempotent.
+    pub fn kill(&mut self) -> Result<()> {
+        if self.running {
+            self.running = false;
+            let out = self.pg_ctl(&["stop", "-m", "immediate", "-w", "-t", "60"])?;
+            check("pg_ctl stop", &out, &self.log_path())?;
+        }
+        Ok(())
+    }
+
     /// Stops the server (fast shutdown: open sessions are disconnected). Idempotent.
     pub fn stop(&mut self) -> Result<()> {
         if self.running {

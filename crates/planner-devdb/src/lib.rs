@@ -31,4 +31,4 @@ mod provide;
 pub use cluster::{Cluster, ClusterConfig, find_bin_dir, generate_password};
 pub use docker::DockerEngine;
 pub use error::{Error, Result};
-pub use provide::{Options, Postgres, Provider, ensure_database, provide};
+pub use provide::{Options, Postgres, Provider, ensure_database, provide, take_database_away};

@@ -277,6 +277,31 @@ pub async fn ensure_database(admin_url: &str, database: &str) -> Result<()> {
     Ok(())
 }
 
+/// Takes `pool`'s database away from every login, as a database that went down would be: no new
+/// connection is accepted (`ALLOW_CONNECTIONS false`, set from the server's `postgres`
+/// database, since a database cannot refuse its own session) and every open session of it is
+/// ended, `pool`'s own included. For tests of what an application does without its database;
+/// the database can only be dropped afterwards.
+pub async fn take_database_away(pool: &sqlx::PgPool) -> Result<()> {
+    let options = pool.connect_options();
+    let database = options.get_database().unwrap_or("postgres").to_owned();
+    let admin_options = options.as_ref().clone().database("postgres");
+    let mut admin = sqlx::PgConnection::connect_with(&admin_options)
+        .await
+        .map_err(|err| connect_err("the postgres database", &err))?;
+    let failed = |err: sqlx::Error| connect_err("the postgres database", &err);
+    let sql =
+        format!("ALTER DATABASE \"{}\" ALLOW_CONNECTIONS false", database.replace('"', "\"\""));
+    sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut admin).await.map_err(failed)?;
+    sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1")
+        .bind(&database)
+        .execute(&mut admin)
+        .await
+        .map_err(failed)?;
+    pool.close().await;
+    Ok(())
+}
+
 fn split_image(image: &str) -> (&str, &str) {
     match image.rsplit_once(':') {
         Some((name, tag)) if !tag.contains('/') => (name, tag),

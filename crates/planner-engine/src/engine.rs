@@ -110,7 +110,7 @@ pub struct Engine {
 }
 
 /// See [`Engine::database_stats`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DatabaseStats {
     /// Round trips on the primary's pipelining connections (statements and audit writes).
     pub primary_round_trips: u64,

@@ -218,6 +218,26 @@ pub async fn write_audits(pool: &WirePool, records: &[AuditRecord]) -> Result<()
         return Ok(());
     }
     let rows = records.iter().map(Row::of).collect::<Result<Vec<_>>>()?;
+    match write_rows(pool, &rows).await {
+        // The connection was lost, most often while it sat idle: the idle ones are closed and
+        // the group is written once more on a new connection. The ids are the log's key and the
+        // group is one transaction, so if the first write committed after all, the second
+        // fails on the first id, which says the group is in the log.
+        Err(Error::Unavailable) => {
+            pool.forget_idle();
+            match write_rows(pool, &rows).await {
+                Err(Error::Database { code: Some(code) }) if code == UNIQUE_VIOLATION => Ok(()),
+                other => other,
+            }
+        }
+        other => other,
+    }
+}
+
+/// SQLSTATE `unique_violation`.
+const UNIQUE_VIOLATION: &str = "23505";
+
+async fn write_rows(pool: &WirePool, rows: &[Row<'_>]) -> Result<()> {
     let mut lease = pool.lease().await?;
     let client = lease.client();
     let (statement, set_up) = match lease.prepared(INSERT, &INSERT_TYPES) {

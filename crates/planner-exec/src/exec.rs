@@ -191,7 +191,19 @@ const CLIENT_GRACE: Duration = Duration::from_secs(5);
 /// the post-condition and the commit leave in one write (see the `wire` module).
 pub async fn execute(pool: &WirePool, request: &ExecRequest<'_>) -> Result<ResultTable> {
     let limit = request.timeout.saturating_add(CLIENT_GRACE);
-    let table = match tokio::time::timeout(limit, run(pool, request)).await {
+    let attempts = async {
+        match run(pool, request).await {
+            // The connection was lost, most often while it sat idle (a restart, a terminated
+            // session): the idle ones are closed and the statement runs once more on a new
+            // connection. Its transaction is read-only: running it twice changes nothing.
+            Err(Error::Unavailable) => {
+                pool.forget_idle();
+                run(pool, request).await
+            }
+            other => other,
+        }
+    };
+    let table = match tokio::time::timeout(limit, attempts).await {
         Ok(result) => result?,
         // The lease was dropped with its future: its connection is closed, not reused.
         Err(_) => return Err(Error::Timeout),

@@ -11,7 +11,10 @@
 //! - a connection is never pinged: deadpool hands it out again as long as its connection task
 //!   lives ([`Client::is_closed`]); a broken connection shows as a failed request, and the lease
 //!   that saw any failure (or was dropped halfway, by a timeout) closes its connection instead of
-//!   returning it, so no half-finished transaction is ever handed to the next request;
+//!   returning it, so no half-finished transaction is ever handed to the next request. A lost
+//!   connection also closes the idle ones (the server usually ended them all), and the request
+//!   runs once more on a new connection: a read-only statement again, an audit group again
+//!   under the same ids (which cannot commit twice);
 //! - each connection keeps its prepared statements (the registry's SQL is fixed, so each is
 //!   prepared once per connection);
 //! - the socket is wrapped in a counter of round trips: a read that returns bytes after bytes
@@ -136,6 +139,13 @@ impl WirePool {
         lease.client().batch_execute("").await.map_err(Error::from)?;
         lease.keep();
         Ok(())
+    }
+
+    /// Closes every idle connection: called when a request lost its connection, which usually
+    /// means the server ended them all (a restart, a terminated database), so that the next
+    /// request opens a new one rather than meet another dead one.
+    pub(crate) fn forget_idle(&self) {
+        drop(self.pool.retain(|_, _| false));
     }
 
     /// A connection, returned to the pool only through [`Lease::keep`].

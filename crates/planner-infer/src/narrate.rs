@@ -145,13 +145,10 @@ fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
         })
         .collect();
     if !withheld.is_empty() {
-        let count = withheld.len();
-        let _ = write!(
-            out,
-            "{count} {} withheld by small cell suppression: {}",
-            if count == 1 { "count is" } else { "counts are" },
-            withheld.join("; ")
-        );
+        // No count of them beside the list: a figure in the words before the colon would sit in
+        // the same part of the sentence as any column whose name is one of those words (`count`,
+        // `is`), which the gate reads as a claim about the withheld cell.
+        let _ = write!(out, "Withheld by small cell suppression: {}", withheld.join("; "));
         end_sentence(&mut out);
     }
     // Where a withheld cell's row has no label, the gate reads any figure stated beside its

@@ -43,8 +43,9 @@ pub(crate) async fn guard(State(state): State<AppState>, request: Request, next:
     response
 }
 
-/// Whether a pooled connection (checked by the pool before it is handed out) is had within
+/// Whether the database answers an empty request on the engine's own connections within
 /// `limit`.
 async fn database_answers(state: &AppState, limit: Duration) -> bool {
-    matches!(tokio::time::timeout(limit, state.shared.pool.acquire()).await, Ok(Ok(_)))
+    let engine = &state.shared.engine;
+    matches!(tokio::time::timeout(limit, engine.check_database()).await, Ok(Ok(_)))
 }

@@ -1,6 +1,8 @@
 //! Prometheus metrics: requests and latency by route and status, graph node durations, refusals,
 //! gate failures, suppressed cells, dropped nodes, model proposer failures by kind, engine
-//! failures by kind, the engine's audit withdrawals (pending and written), `planner_build_info`
+//! failures by kind, the engine's audit withdrawals (pending and written), round trips and
+//! connections of the statements' pools, audit group commits and their rows, the read replica's
+//! state and fallbacks, `planner_build_info`
 //! and the process's own metrics (resident memory, CPU time, open file descriptors, start time;
 //! read from `/proc/self` at scrape time, on Linux).
 //!
@@ -19,7 +21,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use planner_engine::{Answer, ProposerFailure};
+use planner_engine::{Answer, DatabaseStats, ProposerFailure};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{
     DescriptorEncoder, EncodeLabelSet, EncodeMetric, MetricEncoder, text,
@@ -111,14 +113,22 @@ fn latency_histogram() -> Histogram {
     Histogram::new(BUCKETS)
 }
 
-/// The engine's audit withdrawals when the metrics are rendered: audit rows of answers never
-/// given, queued for `audit.withdrawn` and written there (see `Engine::pending_withdrawals`).
+/// What the engine reports when the metrics are rendered: its audit withdrawals (audit rows of
+/// answers never given, queued for `audit.withdrawn` and written there, see
+/// `Engine::pending_withdrawals`) and its connections (`Engine::database_stats`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct AuditWithdrawals {
-    /// Queued and not yet written.
+pub struct EngineReadings {
+    /// Withdrawals queued and not yet written.
     pub pending: usize,
-    /// Written since the engine started.
+    /// Withdrawals written since the engine started.
     pub withdrawn: u64,
+    /// Round trips, connections, group commits and the replica's state.
+    pub database: DatabaseStats,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, EncodeLabelSet)]
+struct PoolLabels {
+    pool: &'static str,
 }
 
 /// The server's counters and histograms, in their own registry.
@@ -136,6 +146,12 @@ pub struct Metrics {
     engine_errors: Ordered<KindLabels, Counter>,
     withdrawals_pending: Gauge,
     withdrawn: Counter,
+    round_trips: Ordered<PoolLabels, Counter>,
+    connections: Ordered<PoolLabels, Counter>,
+    group_commits: Counter,
+    group_rows: Counter,
+    replica_up: Ordered<PoolLabels, Gauge>,
+    replica_fallbacks: Ordered<PoolLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -157,6 +173,11 @@ impl Metrics {
         let engine_errors = Ordered::new(Counter::default);
         let withdrawals_pending = Gauge::default();
         let withdrawn = Counter::default();
+        let round_trips = Ordered::new(Counter::default);
+        let connections = Ordered::new(Counter::default);
+        let (group_commits, group_rows) = (Counter::default(), Counter::default());
+        let replica_up = Ordered::new(Gauge::default);
+        let replica_fallbacks = Ordered::new(Counter::default);
         // Counters are registered without `_total`: the encoder appends it.
         registry.register(
             "planner_http_requests",
@@ -214,6 +235,38 @@ impl Metrics {
             withdrawn.clone(),
         );
         registry.register(
+            "planner_db_round_trips",
+            "Round trips on the sockets of the statements and audit writes, by pool \
+             (primary, replica).",
+            round_trips.clone(),
+        );
+        registry.register(
+            "planner_db_connections_opened",
+            "Connections opened by the statements' pools, by pool.",
+            connections.clone(),
+        );
+        registry.register(
+            "planner_audit_group_commits",
+            "Audit group commits: transactions holding the audit rows of concurrent answers.",
+            group_commits.clone(),
+        );
+        registry.register(
+            "planner_audit_group_rows",
+            "Audit rows written by the group commits.",
+            group_rows.clone(),
+        );
+        registry.register(
+            "planner_replica_up",
+            "1 while the read replica answers, 0 while its planes read from the primary \
+             (absent without a replica).",
+            replica_up.clone(),
+        );
+        registry.register(
+            "planner_replica_fallbacks",
+            "Statements meant for the read replica that ran on the primary.",
+            replica_fallbacks.clone(),
+        );
+        registry.register(
             "planner_build",
             "The planner's version.",
             Info::new([("version", env!("CARGO_PKG_VERSION"))]),
@@ -232,6 +285,12 @@ impl Metrics {
             engine_errors,
             withdrawals_pending,
             withdrawn,
+            round_trips,
+            connections,
+            group_commits,
+            group_rows,
+            replica_up,
+            replica_fallbacks,
         }
     }
 
@@ -267,12 +326,26 @@ impl Metrics {
         self.engine_errors.get(&KindLabels { kind }).inc();
     }
 
-    /// The OpenMetrics text exposition ([`CONTENT_TYPE`]), with the engine's audit withdrawals
-    /// as `audit` says.
-    pub fn render(&self, audit: AuditWithdrawals) -> String {
-        self.withdrawals_pending.set(i64::try_from(audit.pending).unwrap_or(i64::MAX));
-        // The engine counts the withdrawals; the counter shows its count (it only grows).
-        self.withdrawn.inner().fetch_max(audit.withdrawn, Ordering::Relaxed);
+    /// The OpenMetrics text exposition ([`CONTENT_TYPE`]), with the engine's readings.
+    pub fn render(&self, engine: EngineReadings) -> String {
+        self.withdrawals_pending.set(i64::try_from(engine.pending).unwrap_or(i64::MAX));
+        // The engine counts; each counter shows the engine's count (it only grows).
+        self.withdrawn.inner().fetch_max(engine.withdrawn, Ordering::Relaxed);
+        let database = engine.database;
+        let show = |counter: Counter, value: u64| {
+            counter.inner().fetch_max(value, Ordering::Relaxed);
+        };
+        let primary = PoolLabels { pool: "primary" };
+        show(self.round_trips.get(&primary), database.primary_round_trips);
+        show(self.connections.get(&primary), database.primary_connections);
+        show(self.group_commits.clone(), database.audit_commits);
+        show(self.group_rows.clone(), database.audit_rows);
+        if let Some(replica) = database.replica {
+            let labels = PoolLabels { pool: "replica" };
+            show(self.round_trips.get(&labels), replica.round_trips);
+            self.replica_up.get(&labels).set(i64::from(replica.up));
+            show(self.replica_fallbacks.get(&labels), replica.fallbacks);
+        }
         let mut out = String::new();
         // Writing to a String cannot fail, and every metric here encodes.
         if text::encode(&mut out, &self.registry).is_err() {
@@ -383,7 +456,9 @@ mod process {
 mod tests {
     use std::time::Duration;
 
-    use super::{AuditWithdrawals, Metrics, process};
+    use planner_engine::{DatabaseStats, ReplicaStats};
+
+    use super::{EngineReadings, Metrics, process};
 
     #[test]
     fn latency_is_by_route_and_status_and_every_proposer_kind_is_exposed() {
@@ -391,7 +466,14 @@ mod tests {
         metrics.request("/v1/answer", 200, Duration::from_millis(30));
         metrics.request("/v1/answer", 503, Duration::from_millis(2));
         metrics.engine_error("database");
-        let text = metrics.render(AuditWithdrawals { pending: 2, withdrawn: 7 });
+        let database = DatabaseStats {
+            primary_round_trips: 40,
+            primary_connections: 2,
+            replica: Some(ReplicaStats { up: false, round_trips: 9, fallbacks: 3 }),
+            audit_commits: 5,
+            audit_rows: 12,
+        };
+        let text = metrics.render(EngineReadings { pending: 2, withdrawn: 7, database });
         for line in [
             "planner_http_requests_total{route=\"/v1/answer\",status=\"200\"} 1",
             "planner_http_requests_total{route=\"/v1/answer\",status=\"503\"} 1",
@@ -415,6 +497,13 @@ mod tests {
             "# TYPE planner_audit_withdrawn counter",
             "planner_audit_withdrawn_total 7",
             "# TYPE planner_node_duration_seconds histogram",
+            "planner_db_round_trips_total{pool=\"primary\"} 40",
+            "planner_db_round_trips_total{pool=\"replica\"} 9",
+            "planner_db_connections_opened_total{pool=\"primary\"} 2",
+            "planner_audit_group_commits_total 5",
+            "planner_audit_group_rows_total 12",
+            "planner_replica_up{pool=\"replica\"} 0",
+            "planner_replica_fallbacks_total{pool=\"replica\"} 3",
             concat!("planner_build_info{version=\"", env!("CARGO_PKG_VERSION"), "\"} 1"),
             "# EOF",
         ] {
@@ -424,7 +513,7 @@ mod tests {
 
     #[test]
     fn a_scrape_has_the_process_metrics() {
-        let text = Metrics::new().render(AuditWithdrawals::default());
+        let text = Metrics::new().render(EngineReadings::default());
         for name in [
             "process_resident_memory_bytes",
             "process_virtual_memory_bytes",
@@ -454,7 +543,7 @@ mod tests {
                 .map(str::to_owned)
                 .collect()
         };
-        let first = series(&metrics.render(AuditWithdrawals::default()));
+        let first = series(&metrics.render(EngineReadings::default()));
         let mut sorted = first.clone();
         sorted.sort();
         assert_eq!(first, sorted);

@@ -193,7 +193,7 @@ pub(crate) async fn graph(_caller: Caller, RawQuery(query): RawQuery) -> Result<
 /// The process is up.
 #[utoipa::path(get, path = "/healthz", responses((status = 200, description = "Up.", body = Status)))]
 pub(crate) async fn healthz() -> Response {
-    Json(Status { status: Probe::Ok }).into_response()
+    Json(Status { status: Probe::Ok, replica: None }).into_response()
 }
 
 /// The database is reachable.
@@ -203,10 +203,14 @@ pub(crate) async fn healthz() -> Response {
         content_type = "application/problem+json"),
 ))]
 pub(crate) async fn readyz(State(state): State<AppState>) -> Result<Response> {
-    let acquired =
-        tokio::time::timeout(std::time::Duration::from_secs(2), state.shared.pool.acquire()).await;
-    match acquired {
-        Ok(Ok(_connection)) => Ok(Json(Status { status: Probe::Ready }).into_response()),
+    let checked =
+        tokio::time::timeout(std::time::Duration::from_secs(3), engine(&state).check_database())
+            .await;
+    match checked {
+        Ok(Ok(replica)) => {
+            let replica = replica.map(|up| if up { Probe::Up } else { Probe::Down });
+            Ok(Json(Status { status: Probe::Ready, replica }).into_response())
+        }
         Ok(Err(err)) => {
             tracing::warn!(%err, "readiness: the database is unreachable");
             Err(Error::DatabaseDown)
@@ -221,11 +225,12 @@ pub(crate) async fn readyz(State(state): State<AppState>) -> Result<Response> {
 ))]
 pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
     let engine = engine(&state);
-    let audit = crate::metrics::AuditWithdrawals {
+    let readings = crate::metrics::EngineReadings {
         pending: engine.pending_withdrawals(),
         withdrawn: engine.withdrawn_total(),
+        database: engine.database_stats(),
     };
-    let mut response = state.shared.metrics.render(audit).into_response();
+    let mut response = state.shared.metrics.render(readings).into_response();
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(crate::metrics::CONTENT_TYPE));

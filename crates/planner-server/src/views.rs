@@ -54,6 +54,10 @@ pub(crate) struct PlanRequest {
 pub(crate) struct Status {
     /// `ok` from `/healthz`, `ready` from `/readyz`.
     pub(crate) status: Probe,
+    /// From `/readyz` with a read replica: `up` while it answers, `down` while the planes it
+    /// serves read from the primary. Absent without a replica.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) replica: Option<Probe>,
 }
 
 /// What a probe says.
@@ -64,6 +68,10 @@ pub(crate) enum Probe {
     Ok,
     /// The database is reachable.
     Ready,
+    /// The read replica answers.
+    Up,
+    /// The read replica does not answer.
+    Down,
 }
 
 /// Which graph `GET /v1/graph?name=` draws.

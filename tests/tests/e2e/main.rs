@@ -11,5 +11,6 @@ mod model;
 mod page;
 mod process;
 mod provisioning;
+mod replica;
 mod scale_out;
 mod server;

@@ -268,7 +268,7 @@ async fn the_database_going_away_gives_503_with_a_clear_body(pool: PgPool) {
     let engine_pool = PgPool::connect_with(pool.connect_options().as_ref().clone()).await.unwrap();
     let app = server(&engine_pool);
     assert_eq!(get(&app, "/readyz", None).await.status, StatusCode::OK);
-    engine_pool.close().await;
+    planner_devdb::take_database_away(&engine_pool).await.unwrap();
     let ready = get(&app, "/readyz", None).await;
     assert!(ready.problem(StatusCode::SERVICE_UNAVAILABLE).contains("database is unavailable"));
     let reply = post(&app, "/v1/answer", Some(&keys.bench), &json!({ "question": COMPOUND })).await;

@@ -148,10 +148,12 @@ async fn a_lost_connection_is_unavailable_and_the_pool_recovers(pool: PgPool) {
         timeout: Duration::from_secs(30),
         guard: Guard::Rows,
     };
+    // Kills the statement each time it runs: a lost connection is retried once on a new one.
     let killer = {
         let pool = pool.clone();
         tokio::spawn(async move {
-            for _ in 0..200 {
+            let mut kills = 0;
+            for _ in 0..400 {
                 let killed: Vec<bool> = sqlx::query_scalar(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                      WHERE datname = current_database() AND pid <> pg_backend_pid()
@@ -160,21 +162,56 @@ async fn a_lost_connection_is_unavailable_and_the_pool_recovers(pool: PgPool) {
                 .fetch_all(&pool)
                 .await
                 .unwrap();
-                if killed.contains(&true) {
-                    return true;
+                kills += killed.iter().filter(|it| **it).count();
+                if kills == 2 {
+                    break;
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
-            false
+            kills
         })
     };
-    let result = execute(&WirePool::from_pg_pool(&pool), &request).await;
-    assert!(killer.await.unwrap());
+    let wire = WirePool::from_pg_pool(&pool);
+    let result = execute(&wire, &request).await;
+    assert_eq!(killer.await.unwrap(), 2, "the statement ran twice");
     assert!(matches!(result, Err(Error::Unavailable)), "{result:?}");
+    assert_eq!(wire.connections_opened(), 2);
     assert_eq!(
         run(&pool, "SELECT 2 AS two", &[], None).await.unwrap().rows,
         vec![vec![Cell::Int(2)]]
     );
+}
+
+#[sqlx::test(migrator = "planner_exec::MIGRATOR")]
+async fn idle_connections_the_server_ended_are_replaced_without_a_failure(pool: PgPool) {
+    let wire = WirePool::from_pg_pool(&pool);
+    let request = ExecRequest {
+        sql: "SELECT 1 AS one",
+        binds: &[],
+        tenant: None,
+        reader: Reader::Public,
+        timeout: Duration::from_secs(10),
+        guard: Guard::Rows,
+    };
+    // Three connections in the pool, idle.
+    let (a, b, c) =
+        tokio::join!(execute(&wire, &request), execute(&wire, &request), execute(&wire, &request));
+    for result in [a, b, c] {
+        result.unwrap();
+    }
+    let opened = wire.connections_opened();
+    // The server ends every session of the database but this one (a restart would end all).
+    sqlx::query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    for _ in 0..3 {
+        assert_eq!(execute(&wire, &request).await.unwrap().rows, [[Cell::Int(1)]]);
+    }
+    assert!(wire.connections_opened() > opened);
 }
 
 #[sqlx::test(migrator = "planner_exec::MIGRATOR")]
