@@ -2,6 +2,8 @@
 //!
 //! - **Wall clock** (default): runs the criterion suite and reads criterion's own results
 //!   (`target/criterion/**/new/estimates.json` and `benchmark.json`, never its terminal text).
+//!   The in-process answers (`engine/answer_*`) run on DATABASE_URL, or on a PostgreSQL provided
+//!   for the run as `cargo xtask test` provides one.
 //! - **Instruction counts** (`--counts`): runs `benches/benches/counts.rs` under callgrind
 //!   through gungraun (valgrind is installed with apt-get and the gungraun runner of the library's
 //!   version with `cargo install` into `.cache/` when missing; see [`counts`]) and reads the
@@ -702,8 +704,21 @@ pub(crate) fn run(sh: &Shell, args: &[String]) -> anyhow::Result<()> {
             let criterion = &args.criterion;
             let benches: Vec<String> =
                 args.benches.iter().flat_map(|it| ["--bench".to_owned(), it.clone()]).collect();
-            cmd!(sh, "cargo bench --locked -p planner-benches {benches...} -- {criterion...}")
-                .run()?;
+            // The in-process answer benchmarks (`engine/answer_*`) need a PostgreSQL: the one
+            // DATABASE_URL names, else one provided for the run (as `cargo xtask test` does).
+            let runtime = crate::runtime()?;
+            let pg = match std::env::var_os("DATABASE_URL") {
+                Some(_) => None,
+                None => Some(runtime.block_on(crate::provide())?),
+            };
+            let _url = pg.as_ref().map(|pg| sh.push_env("DATABASE_URL", pg.url()));
+            let benched =
+                cmd!(sh, "cargo bench --locked -p planner-benches {benches...} -- {criterion...}")
+                    .run();
+            if let Some(pg) = pg {
+                runtime.block_on(pg.stop())?;
+            }
+            benched?;
         }
         estimates = collect(&target_dir.join("criterion"))?;
         if !args.no_run {

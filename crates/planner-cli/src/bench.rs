@@ -105,6 +105,10 @@ pub(crate) struct BenchArgs {
     /// The in-process caller's tenant (default: the first demo tenant).
     #[arg(long, value_name = "UUID")]
     tenant: Option<String>,
+    /// In process: a streaming replica of DATABASE_URL's database, read for the market and
+    /// graph planes (as `planner serve --read-url`).
+    #[arg(long, value_name = "URL", env = "PLANNER_READ_URL", hide_env_values = true)]
+    read_url: Option<String>,
 }
 
 /// Parses `500ms`, `30s`, `10m`, `1h` or a bare number of seconds.
@@ -251,7 +255,29 @@ struct Report {
     load_average: LoadReport,
     #[serde(skip_serializing_if = "Option::is_none")]
     rss: Option<RssReport>,
+    /// In process: what each measured answer cost this process and its connections.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    engine: Option<EngineReport>,
     per_question: Vec<QuestionReport>,
+}
+
+/// The in-process engine over the measured answer phase (warm-up excluded).
+#[derive(Debug, Serialize)]
+struct EngineReport {
+    /// This process's CPU time (user and system) per answer, in microseconds: everything but
+    /// PostgreSQL's own work (planning, graph, driver, narration, gate, audit; the load loop's
+    /// bookkeeping too). Read from /proc/self/stat in 10 ms steps.
+    cpu_us_per_answer: Option<f64>,
+    /// Round trips on the engine's sockets per answer (statements and audit group commits).
+    round_trips_per_answer: f64,
+    /// Audit rows per group commit.
+    audit_rows_per_commit: Option<f64>,
+    /// Round trips on the replica's sockets per answer, and statements that fell back to the
+    /// primary (with --read-url).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replica_round_trips_per_answer: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replica_fallbacks: Option<u64>,
 }
 
 fn round1(x: f64) -> f64 {
@@ -265,6 +291,8 @@ fn round3(x: f64) -> f64 {
 /// Everything a run needs, shared by the runs of a sweep.
 struct Setup {
     mode: &'static str,
+    /// The engine answering in process.
+    engine: Option<Arc<Engine>>,
     target: String,
     answer_unit: Unit,
     raw_unit: Option<Unit>,
@@ -314,6 +342,12 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 bail!("--url {url} is not an http:// or https:// URL");
             }
+            if args.read_url.is_some() {
+                bail!(
+                    "--read-url applies in process; the server at --url reads from a replica \
+                     when it was started with its own --read-url"
+                );
+            }
             let key = args.key.clone().unwrap_or_default();
             let pool = match &args.database_url {
                 Some(database_url) if args.raw != RawPath::None => Some(
@@ -341,6 +375,7 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 None,
                 Setup {
                     mode: "http",
+                    engine: None,
                     target: url,
                     answer_unit,
                     raw_unit,
@@ -357,7 +392,11 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 Some(url) => redact(url),
                 None => format!("the embedded database in {}", embedded::embedded_dir().display()),
             };
-            let engine = Arc::new(Engine::new(EngineConfig::new(registry), pool.clone()));
+            let mut config = EngineConfig::new(registry);
+            if let Some(url) = &args.read_url {
+                config.replica = Some(embedded::replica_pool(url, pool.options())?);
+            }
+            let engine = Arc::new(Engine::new(config, pool.clone()));
             let (questions, skipped) = statements::prepare(
                 engine.planner(),
                 Some(&WirePool::from_pg_pool(&pool)),
@@ -384,6 +423,7 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 Some(database),
                 Setup {
                     mode: "in_process",
+                    engine: Some(Arc::clone(&engine)),
                     target,
                     answer_unit,
                     raw_unit,
@@ -474,6 +514,8 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
         run_phase(&setup.answer_unit, &no_statements, concurrency, warmup, args.rate, None, &bar)
             .await;
     }
+    let cpu_before = planner_server::process_cpu_seconds();
+    let stats_before = setup.engine.as_ref().map(|engine| engine.database_stats());
     let answers = run_phase(
         &setup.answer_unit,
         &no_statements,
@@ -484,6 +526,32 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
         &load::phase_bar(shown, "answers", stop),
     )
     .await;
+    let engine_report = match (&setup.engine, stats_before) {
+        (Some(engine), Some(before)) => {
+            let after = engine.database_stats();
+            let count = (answers.units as f64).max(1.0);
+            let cpu = cpu_before.zip(planner_server::process_cpu_seconds());
+            let commits = after.audit_commits - before.audit_commits;
+            Some(EngineReport {
+                cpu_us_per_answer: cpu.map(|(a, b)| round1((b - a) * 1e6 / count)),
+                round_trips_per_answer: round3(
+                    (after.primary_round_trips - before.primary_round_trips) as f64 / count,
+                ),
+                audit_rows_per_commit: (commits > 0).then(|| {
+                    round3((after.audit_rows - before.audit_rows) as f64 / commits as f64)
+                }),
+                replica_round_trips_per_answer: after
+                    .replica
+                    .zip(before.replica)
+                    .map(|(a, b)| round3((a.round_trips - b.round_trips) as f64 / count)),
+                replica_fallbacks: after
+                    .replica
+                    .zip(before.replica)
+                    .map(|(a, b)| a.fallbacks - b.fallbacks),
+            })
+        }
+        _ => None,
+    };
     let rss = match (sampler, args.rss_every) {
         (Some(sampler), Some(every)) => {
             let samples = sampler.finish().await;
@@ -607,6 +675,7 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
         ratio,
         load_average: LoadReport { before, after },
         rss,
+        engine: engine_report,
         per_question,
     }
 }
@@ -830,6 +899,25 @@ fn to_text(report: &Report, per_question: bool) -> String {
     }
     if let Some(ratio) = report.ratio {
         let _ = writeln!(out, "ratio answers/s ÷ raw sets/s: {ratio:.3}");
+    }
+    if let Some(engine) = &report.engine {
+        let cpu = engine.cpu_us_per_answer.map_or("unknown".to_owned(), |it| format!("{it:.1} µs"));
+        let commit =
+            engine.audit_rows_per_commit.map_or("none".to_owned(), |it| format!("{it:.2}"));
+        let _ = writeln!(
+            out,
+            "per answer: this process's CPU {cpu}; {:.3} round trips; audit rows per group \
+             commit {commit}",
+            engine.round_trips_per_answer
+        );
+        if let Some(trips) = engine.replica_round_trips_per_answer {
+            let _ = writeln!(
+                out,
+                "replica: {trips:.3} round trips per answer; {} statements fell back to the \
+                 primary",
+                engine.replica_fallbacks.unwrap_or(0)
+            );
+        }
     }
     let p = &report.answers.latency_us;
     if p.p50 > 0 {

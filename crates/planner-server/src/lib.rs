@@ -53,7 +53,7 @@ use planner_exec::PgPool;
 use tokio::sync::Semaphore;
 
 pub use crate::error::{Error, Result};
-pub use crate::metrics::{EngineReadings, Metrics};
+pub use crate::metrics::{EngineReadings, Metrics, process_cpu_seconds};
 pub use crate::openapi::openapi;
 pub use crate::svg::{flowchart_svg, plan_svg};
 pub use crate::trace::REQUEST_ID;

@@ -355,6 +355,12 @@ impl Metrics {
     }
 }
 
+/// This process's CPU time (user and system) in seconds, read from `/proc/self/stat` (10 ms
+/// steps); `None` where there is no such file.
+pub fn process_cpu_seconds() -> Option<f64> {
+    process::read().map(|it| it.cpu_seconds)
+}
+
 /// The process's own metrics, read from `/proc/self` at each scrape (nothing on other systems,
 /// or for a file that cannot be read).
 #[derive(Debug)]
