@@ -215,19 +215,18 @@ impl Cluster {
     /// Stops the server at once, as a crash would (immediate shutdown: no checkpoint, sessions
     /// cut). Idempotent.
     pub fn kill(&mut self) -> Result<()> {
-        if self.running {
-            self.running = false;
-            let out = self.pg_ctl(&["stop", "-m", "immediate", "-w", "-t", "60"])?;
-            check("pg_ctl stop", &out, &self.log_path())?;
-        }
-        Ok(())
+        self.shut_down("immediate")
     }
 
     /// Stops the server (fast shutdown: open sessions are disconnected). Idempotent.
     pub fn stop(&mut self) -> Result<()> {
+        self.shut_down("fast")
+    }
+
+    fn shut_down(&mut self, mode: &str) -> Result<()> {
         if self.running {
             self.running = false;
-            let out = self.pg_ctl(&["stop", "-m", "fast", "-w", "-t", "60"])?;
+            let out = self.pg_ctl(&["stop", "-m", mode, "-w", "-t", "60"])?;
             check("pg_ctl stop", &out, &self.log_path())?;
         }
         Ok(())
