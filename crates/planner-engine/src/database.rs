@@ -76,16 +76,18 @@ impl Database {
         Database { primary, replica }
     }
 
-    /// Runs `request` on the replica when its plane has no tenant rows and the replica is up,
-    /// else (or when the replica could not be reached) on the primary.
+    /// Runs `request` (with `also`, see [`planner_exec::execute_also`]) on the replica when its
+    /// plane has no tenant rows and the replica is up, else (or when the replica could not be
+    /// reached) on the primary.
     pub(crate) async fn execute(
         &self,
         request: &ExecRequest<'_>,
-    ) -> Result<ResultTable, planner_exec::Error> {
+        also: &[&str],
+    ) -> Result<(ResultTable, Vec<ResultTable>), planner_exec::Error> {
         if let Some(replica) = self.replica.as_ref().filter(|_| request.reader == Reader::Public)
             && replica.is_up()
         {
-            match planner_exec::execute(&replica.pool, request).await {
+            match planner_exec::execute_also(&replica.pool, request, also).await {
                 Err(planner_exec::Error::Unavailable) => {
                     replica.mark_down();
                     replica.fallbacks.fetch_add(1, Ordering::Relaxed);
@@ -93,7 +95,7 @@ impl Database {
                 other => return other,
             }
         }
-        planner_exec::execute(&self.primary, request).await
+        planner_exec::execute_also(&self.primary, request, also).await
     }
 }
 

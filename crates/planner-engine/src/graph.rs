@@ -35,7 +35,7 @@ use crate::audit::{AuditBook, AuditWriter};
 use crate::database::Database;
 use crate::evidence::{StoredTable, evidence_of, window_of};
 use crate::planning::{Params, Planner, Planning, Proposed, Route};
-use crate::run::{NodeOutcome, RunLimits, read_as_of, run_plan};
+use crate::run::{NodeOutcome, RunLimits, as_of_carrier, read_as_of, run_plan};
 
 node_ids! {
     /// The planner graph's nodes.
@@ -205,15 +205,27 @@ impl Node<State, C> for RunPlan {
         let windowed = plan.nodes.iter().any(|node| {
             registry.intent(node.intent).query().is_some_and(|query| query.window.is_some())
         });
+        // It rides with a node of the same plane reader when the first wave has one, else it
+        // is read beside the plan.
+        let carrier = if windowed { as_of_carrier(registry, plan) } else { None };
         let as_of = async {
-            if windowed {
+            if windowed && carrier.is_none() {
                 read_as_of(registry, &ctx.database, tenant, ctx.limits).await
             } else {
                 None
             }
         };
-        let (outcomes, as_of) =
-            tokio::join!(run_plan(registry, &ctx.database, plan, tenant, ctx.limits), as_of);
+        let ((outcomes, carried), read) = tokio::join!(
+            run_plan(registry, &ctx.database, plan, tenant, ctx.limits, carrier),
+            as_of
+        );
+        let as_of = match carried.or(read) {
+            // The carrier did not run (or gave no date): read it on its own after all.
+            None if carrier.is_some() => {
+                read_as_of(registry, &ctx.database, tenant, ctx.limits).await
+            }
+            date => date,
+        };
         let mut tables = Vec::new();
         let mut dropped = Vec::new();
         for (node, outcome) in plan.nodes.iter().zip(outcomes) {

@@ -34,14 +34,19 @@ pub(crate) enum NodeOutcome {
     Dropped(String),
 }
 
-/// Runs every node of `plan`; the outcomes are in plan order.
+/// Runs every node of `plan`; the outcomes are in plan order. Node `as_of_with`, when given,
+/// reads the registry's `as_of` date in its own transaction (same plane reader, same write), so
+/// the date costs no statement of its own; the date is returned beside the outcomes.
 pub(crate) async fn run_plan(
     registry: &Registry,
     database: &Database,
     plan: &Plan,
     tenant: Option<TenantId>,
     limits: RunLimits,
-) -> Vec<NodeOutcome> {
+    as_of_with: Option<usize>,
+) -> (Vec<NodeOutcome>, Option<String>) {
+    let as_of_sql = registry.as_of().map(|as_of| as_of.sql.as_str());
+    let mut as_of = None;
     let deadline = Instant::now() + limits.deadline;
     let waves = waves(plan);
     let semaphore = Arc::new(Semaphore::new(limits.concurrency.max(1)));
@@ -65,9 +70,14 @@ pub(crate) async fn run_plan(
         let runs = pending.iter().map(|(index, binds)| {
             let semaphore = Arc::clone(&semaphore);
             let intent = registry.intent(plan.nodes[*index].intent);
+            let also: Vec<&str> =
+                as_of_sql.filter(|_| as_of_with == Some(*index)).into_iter().collect();
             async move {
                 let Some(query) = intent.query() else {
-                    return NodeOutcome::Dropped("a composite cannot run by itself".to_owned());
+                    return (
+                        NodeOutcome::Dropped("a composite cannot run by itself".to_owned()),
+                        None,
+                    );
                 };
                 let guard = Guard::for_query(query);
                 let request = ExecRequest {
@@ -79,19 +89,20 @@ pub(crate) async fn run_plan(
                     guard,
                 };
                 let Ok(_permit) = semaphore.acquire().await else {
-                    return NodeOutcome::Dropped("the run was shut down".to_owned());
+                    return (NodeOutcome::Dropped("the run was shut down".to_owned()), None);
                 };
-                match database.execute(&request).await {
-                    Ok(table) => NodeOutcome::Ran(table),
-                    Err(err) => NodeOutcome::Dropped(err.to_string()),
+                match database.execute(&request, &also).await {
+                    Ok((table, also)) => (NodeOutcome::Ran(table), also.into_iter().next()),
+                    Err(err) => (NodeOutcome::Dropped(err.to_string()), None),
                 }
             }
         });
         let finished = tokio::time::timeout_at(deadline, join_all(runs)).await;
         match finished {
             Ok(results) => {
-                for ((index, _), outcome) in pending.iter().zip(results) {
+                for ((index, _), (outcome, date)) in pending.iter().zip(results) {
                     outcomes[*index] = Some(outcome);
+                    as_of = as_of.or(date.as_ref().and_then(date_of));
                 }
             }
             Err(_) => {
@@ -102,14 +113,37 @@ pub(crate) async fn run_plan(
             }
         }
     }
-    outcomes
+    let outcomes = outcomes
         .into_iter()
         .map(|it| {
             it.unwrap_or_else(|| {
                 NodeOutcome::Dropped("the answer's deadline passed first".to_owned())
             })
         })
-        .collect()
+        .collect();
+    (outcomes, as_of)
+}
+
+/// The node of the first wave that can carry the `as_of` read: the first whose plane reads as
+/// the `as_of` plane's reader.
+pub(crate) fn as_of_carrier(registry: &Registry, plan: &Plan) -> Option<usize> {
+    let reader = Reader::for_plane(registry.plane(registry.as_of()?.plane));
+    let first = waves(plan).into_iter().next()?;
+    first.into_iter().find(|&index| {
+        registry
+            .intent(plan.nodes[index].intent)
+            .query()
+            .is_some_and(|query| Reader::for_plane(registry.plane(query.plane)) == reader)
+    })
+}
+
+/// The date of an `as_of` result: its first cell, as `YYYY-MM-DD`.
+fn date_of(table: &ResultTable) -> Option<String> {
+    match table.rows.first().and_then(|row| row.first()) {
+        Some(Cell::Date(date)) => Some(date.format("%Y-%m-%d").to_string()),
+        Some(Cell::Timestamp(at)) => Some(at.format("%Y-%m-%d").to_string()),
+        _ => None,
+    }
 }
 
 /// The data's own "today" (`YYYY-MM-DD`), read by the registry's `as_of` query through its
@@ -130,17 +164,12 @@ pub(crate) async fn read_as_of(
         timeout: limits.node_timeout,
         guard: Guard::Rows,
     };
-    let table = match database.execute(&request).await {
-        Ok(table) => table,
+    match database.execute(&request, &[]).await {
+        Ok((table, _)) => date_of(&table),
         Err(err) => {
             tracing::warn!(%err, "the data's as-of date could not be read");
-            return None;
+            None
         }
-    };
-    match table.rows.first().and_then(|row| row.first()) {
-        Some(Cell::Date(date)) => Some(date.format("%Y-%m-%d").to_string()),
-        Some(Cell::Timestamp(at)) => Some(at.format("%Y-%m-%d").to_string()),
-        _ => None,
     }
 }
 

@@ -221,3 +221,20 @@ async fn a_single_intent_answer_takes_two_round_trips_with_its_audit_row(pool: P
     assert_eq!(after.primary_connections, before.primary_connections);
     assert_eq!(after.replica, None);
 }
+
+#[sqlx::test]
+async fn a_windowed_answer_reads_its_date_in_the_same_round_trip(pool: PgPool) {
+    seeded(&pool).await;
+    let engine = Engine::new(config(), pool.clone());
+    let question = "How much did the Army obligate under NAICS 541512 over the last 18 months?";
+    for _ in 0..2 {
+        answered(engine.ask(ask(question)).await.unwrap());
+    }
+    let before = engine.database_stats();
+    let answer = answered(engine.ask(ask(question)).await.unwrap());
+    let after = engine.database_stats();
+    assert_eq!(answer.route, Route::Single);
+    // The window is stated from the data's own date, read with the statement.
+    assert!(answer.text.contains("over the 18 months to 20"), "{}", answer.text);
+    assert_eq!(after.primary_round_trips - before.primary_round_trips, 2);
+}

@@ -3,9 +3,10 @@
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use futures::future::join_all;
 use rust_decimal::Decimal;
 use tokio_postgres::types::{ToSql, Type};
-use tokio_postgres::{Row, SimpleQueryMessage};
+use tokio_postgres::{Row, SimpleQueryMessage, Statement};
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
@@ -190,31 +191,48 @@ const CLIENT_GRACE: Duration = Duration::from_secs(5);
 /// One round trip once the statement is prepared on the connection: the set-up, the statement,
 /// the post-condition and the commit leave in one write (see the `wire` module).
 pub async fn execute(pool: &WirePool, request: &ExecRequest<'_>) -> Result<ResultTable> {
+    execute_also(pool, request, &[]).await.map(|(table, _)| table)
+}
+
+/// [`execute`], with `also`: statements without params of the same plane (a registry's `as_of`
+/// query) run in the same transaction, in the same write, their rows returned as they are
+/// (never counts: they take no suppression). Their results are the statement's: when one
+/// fails, the request fails.
+pub async fn execute_also(
+    pool: &WirePool,
+    request: &ExecRequest<'_>,
+    also: &[&str],
+) -> Result<(ResultTable, Vec<ResultTable>)> {
     let limit = request.timeout.saturating_add(CLIENT_GRACE);
     let attempts = async {
-        match run(pool, request).await {
+        match run(pool, request, also).await {
             // The connection was lost, most often while it sat idle (a restart, a terminated
             // session): the idle ones are closed and the statement runs once more on a new
             // connection. Its transaction is read-only: running it twice changes nothing.
             Err(Error::Unavailable) => {
                 pool.forget_idle();
-                run(pool, request).await
+                run(pool, request, also).await
             }
             other => other,
         }
     };
-    let table = match tokio::time::timeout(limit, attempts).await {
+    let (table, also) = match tokio::time::timeout(limit, attempts).await {
         Ok(result) => result?,
         // The lease was dropped with its future: its connection is closed, not reused.
         Err(_) => return Err(Error::Timeout),
     };
-    match &request.guard {
-        Guard::Rows => Ok(table),
-        Guard::Counts(spec) => apply_counts(table, spec),
-    }
+    let table = match &request.guard {
+        Guard::Rows => table,
+        Guard::Counts(spec) => apply_counts(table, spec)?,
+    };
+    Ok((table, also))
 }
 
-async fn run(pool: &WirePool, request: &ExecRequest<'_>) -> Result<ResultTable> {
+async fn run(
+    pool: &WirePool,
+    request: &ExecRequest<'_>,
+    also: &[&str],
+) -> Result<(ResultTable, Vec<ResultTable>)> {
     let timeout_ms = request.timeout.as_millis().max(1);
     let tenant = request.tenant.map(|tenant| tenant.0.hyphenated().to_string()).unwrap_or_default();
     let setup = reader_setup(request.reader, timeout_ms, &tenant);
@@ -224,50 +242,59 @@ async fn run(pool: &WirePool, request: &ExecRequest<'_>) -> Result<ResultTable> 
     // Declare the bind types so the server types each placeholder as the value sent for it.
     let types: Vec<Type> = request.binds.iter().map(Bind::sql_type).collect();
     // A statement is prepared inside its transaction, as the reader (the runtime login itself
-    // may not even look up the planes' schemas): the set-up and the preparation leave together,
-    // the first time this connection meets the statement.
-    let (statement, set_up) = match lease.prepared(request.sql, &types) {
-        Some(statement) => (statement, false),
-        None => {
-            let (begun, prepared) = tokio::join!(
-                client.batch_execute(&setup),
-                client.prepare_typed(request.sql, &types)
-            );
-            begun?;
-            (prepared?, true)
-        }
+    // may not even look up the planes' schemas): the set-up and the preparations leave
+    // together, the first time this connection meets the statements.
+    let known = lease.prepared(request.sql, &types);
+    let known_also: Vec<Option<Statement>> =
+        also.iter().map(|sql| lease.prepared(sql, &[])).collect();
+    let set_up = known.is_none() || known_also.iter().any(Option::is_none);
+    let (statement, also_statements) = if set_up {
+        let (begun, prepared, prepared_also) = tokio::join!(
+            client.batch_execute(&setup),
+            async {
+                match &known {
+                    Some(statement) => Ok(statement.clone()),
+                    None => client.prepare_typed(request.sql, &types).await,
+                }
+            },
+            join_all(also.iter().zip(&known_also).map(|(sql, known)| async move {
+                match known {
+                    Some(statement) => Ok(statement.clone()),
+                    None => client.prepare(sql).await,
+                }
+            })),
+        );
+        begun?;
+        let prepared_also = prepared_also.into_iter().collect::<Result<Vec<_>, _>>()?;
+        (prepared?, prepared_also)
+    } else {
+        (known.unwrap_or_else(|| unreachable!("known")), known_also.into_iter().flatten().collect())
     };
     // Any early return from here drops the lease, which closes the connection: its
     // transaction may be open.
-    if statement.params().len() != request.binds.len() {
+    if statement.params().len() != request.binds.len()
+        || also_statements.iter().any(|it| !it.params().is_empty())
+    {
         return Err(Error::InvalidRequest {
             reason: "the number of binds differs from the placeholders",
         });
     }
-    let columns = statement
-        .columns()
-        .iter()
-        .map(|column| {
-            column_type(column.type_())
-                .map(|ty| Column { name: column.name().to_owned(), ty })
-                .ok_or_else(|| Error::UnsupportedColumn {
-                    column: column.name().to_owned(),
-                    sql_type: column.type_().name().to_uppercase(),
-                })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let columns = columns_of(&statement)?;
+    let also_columns = also_statements.iter().map(columns_of).collect::<Result<Vec<_>>>()?;
     let params: Vec<&(dyn ToSql + Sync)> = request.binds.iter().map(Bind::as_sql).collect();
 
-    // One write: the set-up (unless it went with the preparation), the statement, then the
+    // One write: the set-up (unless it went with the preparation), the statements, then the
     // post-condition and the commit. A failure anywhere aborts the transaction, so what follows
     // it fails too.
-    let (begun, rows, after) = tokio::join!(
+    let (begun, rows, also_rows, after) = tokio::join!(
         async { if set_up { Ok(()) } else { client.batch_execute(&setup).await } },
         client.query(&statement, &params),
+        join_all(also_statements.iter().map(|statement| client.query(statement, &[]))),
         client.simple_query(POST_CONDITION_AND_COMMIT),
     );
     begun?;
     let rows = rows?;
+    let also_rows = also_rows.into_iter().collect::<Result<Vec<_>, _>>()?;
     let after = after?;
     let found = after.iter().find_map(|message| match message {
         SimpleQueryMessage::Row(row) => Some((
@@ -291,8 +318,36 @@ async fn run(pool: &WirePool, request: &ExecRequest<'_>) -> Result<ResultTable> 
     let mut lease = lease;
     if set_up {
         lease.remember(request.sql, &types, statement);
+        for (sql, statement) in also.iter().zip(also_statements) {
+            lease.remember(sql, &[], statement);
+        }
     }
     lease.keep();
+    let table = table_of(columns, &rows)?;
+    let also = also_columns
+        .into_iter()
+        .zip(&also_rows)
+        .map(|(columns, rows)| table_of(columns, rows))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((table, also))
+}
+
+fn columns_of(statement: &Statement) -> Result<Vec<Column>> {
+    statement
+        .columns()
+        .iter()
+        .map(|column| {
+            column_type(column.type_())
+                .map(|ty| Column { name: column.name().to_owned(), ty })
+                .ok_or_else(|| Error::UnsupportedColumn {
+                    column: column.name().to_owned(),
+                    sql_type: column.type_().name().to_uppercase(),
+                })
+        })
+        .collect()
+}
+
+fn table_of(columns: Vec<Column>, rows: &[Row]) -> Result<ResultTable> {
     let rows = rows.iter().map(|row| read_row(row, &columns)).collect::<Result<Vec<_>>>()?;
     Ok(ResultTable { columns, rows })
 }

@@ -48,7 +48,7 @@ pub use crate::{
         AuditRecord, AuditRoute, Faithfulness, SelfConsistency, withdraw_audits, write_audits,
     },
     error::{Error, Result},
-    exec::{Bind, CountSpec, ExecRequest, Guard, Reader, TenantId, execute},
+    exec::{Bind, CountSpec, ExecRequest, Guard, Reader, TenantId, execute, execute_also},
     keys::{
         ApiKey, ApiKeyId, NewApiKey, api_key_hash, create_api_key, create_tenant, find_tenant,
         revoke_api_key, verify_api_key,
