@@ -239,20 +239,11 @@ const UNIQUE_VIOLATION: &str = "23505";
 
 async fn write_rows(pool: &WirePool, rows: &[Row<'_>]) -> Result<()> {
     let mut lease = pool.lease().await?;
+    let (statements, set_up) = lease.prepare_all(SETUP, &[(INSERT, &INSERT_TYPES)]).await?;
+    let statement = &statements[0];
     let client = lease.client();
-    let (statement, set_up) = match lease.prepared(INSERT, &INSERT_TYPES) {
-        Some(statement) => (statement, false),
-        None => {
-            let (begun, prepared) = tokio::join!(
-                client.batch_execute(SETUP),
-                client.prepare_typed(INSERT, &INSERT_TYPES)
-            );
-            begun?;
-            (prepared?, true)
-        }
-    };
     let params: Vec<[&(dyn ToSql + Sync); 12]> = rows.iter().map(Row::params).collect();
-    let inserts = join_all(params.iter().map(|params| client.execute(&statement, params)));
+    let inserts = join_all(params.iter().map(|params| client.execute(statement, params)));
     let (begun, inserted, committed) = tokio::join!(
         async { if set_up { Ok(()) } else { client.batch_execute(SETUP).await } },
         inserts,
@@ -263,9 +254,6 @@ async fn write_rows(pool: &WirePool, rows: &[Row<'_>]) -> Result<()> {
         insert?;
     }
     committed?;
-    if set_up {
-        lease.remember(INSERT, &INSERT_TYPES, statement);
-    }
     lease.keep();
     Ok(())
 }

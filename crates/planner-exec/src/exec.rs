@@ -256,40 +256,17 @@ async fn run(
     let timeout_ms = request.timeout.as_millis().max(1);
     let tenant = request.tenant.map(|tenant| tenant.0.hyphenated().to_string()).unwrap_or_default();
     let setup = reader_setup(request.reader, timeout_ms, &tenant);
-    let lease = pool.lease().await?;
-    let client = lease.client();
+    let mut lease = pool.lease().await?;
 
     // Declare the bind types so the server types each placeholder as the value sent for it.
     let types: Vec<Type> = request.binds.iter().map(Bind::sql_type).collect();
-    // A statement is prepared inside its transaction, as the reader (the runtime login itself
-    // may not even look up the planes' schemas): the set-up and the preparations leave
-    // together, the first time this connection meets the statements.
-    let known = lease.prepared(request.sql, &types);
-    let known_also: Vec<Option<Statement>> =
-        also.iter().map(|sql| lease.prepared(sql, &[])).collect();
-    let set_up = known.is_none() || known_also.iter().any(Option::is_none);
-    let (statement, also_statements) = if set_up {
-        let (begun, prepared, prepared_also) = tokio::join!(
-            client.batch_execute(&setup),
-            async {
-                match &known {
-                    Some(statement) => Ok(statement.clone()),
-                    None => client.prepare_typed(request.sql, &types).await,
-                }
-            },
-            join_all(also.iter().zip(&known_also).map(|(sql, known)| async move {
-                match known {
-                    Some(statement) => Ok(statement.clone()),
-                    None => client.prepare(sql).await,
-                }
-            })),
-        );
-        begun?;
-        let prepared_also = prepared_also.into_iter().collect::<Result<Vec<_>, _>>()?;
-        (prepared?, prepared_also)
-    } else {
-        (known.unwrap_or_else(|| unreachable!("known")), known_also.into_iter().flatten().collect())
-    };
+    let wanted: Vec<(&str, &[Type])> = std::iter::once((request.sql, types.as_slice()))
+        .chain(also.iter().map(|sql| (*sql, &[][..])))
+        .collect();
+    let (statements, set_up) = lease.prepare_all(&setup, &wanted).await?;
+    let (statement, also_statements) =
+        statements.split_first().unwrap_or_else(|| unreachable!("one statement at least"));
+    let client = lease.client();
     // Any early return from here drops the lease, which closes the connection: its
     // transaction may be open.
     if statement.params().len() != request.binds.len()
@@ -299,7 +276,7 @@ async fn run(
             reason: "the number of binds differs from the placeholders",
         });
     }
-    let columns = columns_of(&statement)?;
+    let columns = columns_of(statement)?;
     let also_columns = also_statements.iter().map(columns_of).collect::<Result<Vec<_>>>()?;
     let params: Vec<&(dyn ToSql + Sync)> = request.binds.iter().map(Bind::as_sql).collect();
 
@@ -308,7 +285,7 @@ async fn run(
     // it fails too.
     let (begun, rows, also_rows, after) = tokio::join!(
         async { if set_up { Ok(()) } else { client.batch_execute(&setup).await } },
-        client.query(&statement, &params),
+        client.query(statement, &params),
         join_all(also_statements.iter().map(|statement| client.query(statement, &[]))),
         client.simple_query(POST_CONDITION_AND_COMMIT),
     );
@@ -334,13 +311,6 @@ async fn run(
         // Nothing was written (the transaction is read-only); the result is not to be trusted,
         // and neither is the connection: the lease is dropped, which closes it.
         return Err(Error::GuardChanged);
-    }
-    let mut lease = lease;
-    if set_up {
-        lease.remember(request.sql, &types, statement);
-        for (sql, statement) in also.iter().zip(also_statements) {
-            lease.remember(sql, &[], statement);
-        }
     }
     lease.keep();
     let table = table_of(columns, &rows)?;

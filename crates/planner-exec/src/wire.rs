@@ -31,6 +31,7 @@ use std::time::Duration;
 
 use deadpool::Runtime;
 use deadpool::managed::{self, Metrics, Object, QueueMode, RecycleError, RecycleResult};
+use futures::future::join_all;
 use sqlx::ConnectOptions as _;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_postgres::config::Host;
@@ -172,15 +173,40 @@ impl Lease {
         &self.conn().client
     }
 
-    /// The statement `sql` with parameter types `types` if this connection prepared it before.
-    pub(crate) fn prepared(&self, sql: &str, types: &[Type]) -> Option<Statement> {
-        self.conn().statements.get(&statement_key(sql, types)).cloned()
-    }
-
-    /// Keeps `statement` (prepared on this connection) for its next use.
-    pub(crate) fn remember(&mut self, sql: &str, types: &[Type], statement: Statement) {
+    /// The statements `(sql, parameter types)` on this connection, and whether `setup` was
+    /// sent. Those the connection has not met yet are prepared now, inside the transaction that
+    /// `setup` opens, sent in the same write: a statement is prepared as the reader it runs as
+    /// (the runtime login itself may not even look up the planes' schemas). They are kept for
+    /// the connection's next requests; should this one fail, its lease closes the connection
+    /// and they go with it.
+    pub(crate) async fn prepare_all(
+        &mut self,
+        setup: &str,
+        wanted: &[(&str, &[Type])],
+    ) -> Result<(Vec<Statement>, bool)> {
+        let conn = self.conn();
+        let known: Vec<Option<Statement>> =
+            wanted.iter().map(|(sql, types)| conn.prepared(sql, types)).collect();
+        if known.iter().all(Option::is_some) {
+            return Ok((known.into_iter().flatten().collect(), false));
+        }
+        let client = &conn.client;
+        let (begun, prepared) = tokio::join!(
+            client.batch_execute(setup),
+            join_all(wanted.iter().zip(&known).map(|((sql, types), known)| async move {
+                match known {
+                    Some(statement) => Ok(statement.clone()),
+                    None => client.prepare_typed(sql, types).await,
+                }
+            })),
+        );
+        begun?;
+        let statements = prepared.into_iter().collect::<Result<Vec<_>, _>>()?;
         let conn = self.object.as_deref_mut().unwrap_or_else(|| unreachable!("held"));
-        conn.statements.insert(statement_key(sql, types), statement);
+        for ((sql, types), statement) in wanted.iter().zip(&statements) {
+            conn.statements.insert((*sql).to_owned(), (types.to_vec(), statement.clone()));
+        }
+        Ok((statements, true))
     }
 
     /// The exchange finished cleanly: the connection goes back to the pool.
@@ -197,15 +223,21 @@ impl Drop for Lease {
     }
 }
 
-fn statement_key(sql: &str, types: &[Type]) -> (String, Vec<u32>) {
-    (sql.to_owned(), types.iter().map(Type::oid).collect())
-}
-
 /// One pooled connection: its client and its prepared statements.
 pub(crate) struct Conn {
     client: Client,
-    /// Keyed by SQL text and parameter type oids; looked up only, never iterated.
-    statements: HashMap<(String, Vec<u32>), Statement>,
+    /// By SQL text, with the parameter types it was prepared with; looked up only, never
+    /// iterated.
+    statements: HashMap<String, (Vec<Type>, Statement)>,
+}
+
+impl Conn {
+    fn prepared(&self, sql: &str, types: &[Type]) -> Option<Statement> {
+        match self.statements.get(sql) {
+            Some((prepared_with, statement)) if prepared_with == types => Some(statement.clone()),
+            _ => None,
+        }
+    }
 }
 
 /// Why a connection could not be opened.
