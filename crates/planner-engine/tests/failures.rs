@@ -264,21 +264,30 @@ async fn a_node_past_its_statement_timeout_is_dropped_and_the_others_answer(pool
 
 /// Waits, from `admin`, until the heavy node's statement is the only one running in `database`
 /// (the other node has finished).
-async fn wait_for_heavy_statement(admin: &mut sqlx::PgConnection, database: &str) {
+/// Waits until the heavy statement runs alone in a backend other than `killed` (one already
+/// terminated, which may still be listed while it exits); that backend's pid.
+async fn wait_for_heavy_statement(
+    admin: &mut sqlx::PgConnection,
+    database: &str,
+    killed: Option<i32>,
+) -> i32 {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     loop {
-        let (heavy, others): (i64, i64) = sqlx::query_as(
-            "SELECT count(*) FILTER (WHERE query LIKE '%burn_a%'), \
+        let (heavy, others): (Option<i32>, i64) = sqlx::query_as(
+            "SELECT min(pid) FILTER (WHERE query LIKE '%burn_a%' AND pid <> $2), \
                     count(*) FILTER (WHERE query NOT LIKE '%burn_a%') \
              FROM pg_stat_activity WHERE datname = $1 AND state = 'active' \
              AND pid <> pg_backend_pid()",
         )
         .bind(database)
+        .bind(killed.unwrap_or(0))
         .fetch_one(&mut *admin)
         .await
         .unwrap();
-        if heavy > 0 && others == 0 {
-            return;
+        if let Some(pid) = heavy
+            && others == 0
+        {
+            return pid;
         }
         assert!(tokio::time::Instant::now() < deadline, "the heavy node never ran alone");
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -323,8 +332,9 @@ async fn connections_killed_mid_answer_give_a_partial_audited_answer(pool: PgPoo
     let (mut admin, database) = admin_of(&pool).await;
     let asking = tokio::spawn(async move { engine.ask(ask()).await });
     // A statement that lost its connection runs once more on a new one: that one is killed too.
+    let mut killed = None;
     for _ in 0..2 {
-        wait_for_heavy_statement(&mut admin, &database).await;
+        killed = Some(wait_for_heavy_statement(&mut admin, &database, killed).await);
         assert!(terminate(&mut admin, &database).await >= 1);
     }
     let result = tokio::time::timeout(Duration::from_secs(30), asking).await;
@@ -367,7 +377,7 @@ async fn the_database_gone_mid_answer_is_an_error_and_nothing_unaudited(pool: Pg
     let before = audit_rows(&pool).await;
     let (mut admin, database) = admin_of(&pool).await;
     let asking = tokio::spawn(async move { engine.ask(ask()).await });
-    wait_for_heavy_statement(&mut admin, &database).await;
+    wait_for_heavy_statement(&mut admin, &database, None).await;
     // No new connection is accepted, and every open one is killed.
     allow_connections(&mut admin, &database, false).await;
     assert!(terminate(&mut admin, &database).await >= 1);
