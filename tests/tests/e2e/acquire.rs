@@ -2,8 +2,7 @@
 //! (`--exit-on-question`), and a new process resumes the thread from its PostgreSQL checkpoint
 //! with `--answer`. The report at the end is the one an uninterrupted run prints.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 use sqlx::PgPool;
@@ -28,19 +27,15 @@ fn answer_to(asked: &str) -> &'static str {
 
 fn planner(args: &[&str], stdin: &str) -> Output {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut child = Command::new(harness::planner_bin())
-        .arg("acquire")
-        .args(["--json", "--profile", PROFILE])
-        .args(args)
-        .current_dir(root)
-        .env_remove("DATABASE_URL")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = harness::run_with_stdin(
+        Command::new(harness::planner_bin())
+            .arg("acquire")
+            .args(["--json", "--profile", PROFILE])
+            .args(args)
+            .current_dir(root)
+            .env_remove("DATABASE_URL"),
+        stdin,
+    );
     assert!(output.status.success(), "planner acquire {args:?}: {output:?}");
     output
 }

@@ -2,8 +2,7 @@
 //! the route (a clarification's question goes to stderr and the answer read from stdin), the
 //! evidence matches the plan, and what the planner could not do is named in the answer.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 use sqlx::PgPool;
@@ -13,19 +12,15 @@ use crate::harness::{self, CLARIFY, COMPOUND};
 fn ask(url: &str, question: &str, stdin: &str) -> Output {
     let data = tempfile::tempdir().unwrap();
     let tenant = planner_dataset::DEMO_TENANTS[0].id.to_string();
-    let mut child = Command::new(harness::planner_bin())
-        .args(["ask", "--json", "--scope", "bench", "--tenant", &tenant, question])
-        .env("DATABASE_URL", url)
-        .env("PLANNER_RUNTIME_PASSWORD", harness::runtime_password())
-        .env("PLANNER_DATA_DIR", data.path())
-        .env("PLANNER_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    harness::run_with_stdin(
+        Command::new(harness::planner_bin())
+            .args(["ask", "--json", "--scope", "bench", "--tenant", &tenant, question])
+            .env("DATABASE_URL", url)
+            .env("PLANNER_RUNTIME_PASSWORD", harness::runtime_password())
+            .env("PLANNER_DATA_DIR", data.path())
+            .env("PLANNER_LOG", "warn"),
+        stdin,
+    )
 }
 
 /// The one JSON object on stdout of a successful run.

@@ -61,6 +61,19 @@ pub fn planner_bin() -> PathBuf {
     bin
 }
 
+/// Runs `command` to its end with `stdin` written to its standard input; its status, stdout and
+/// stderr.
+pub fn run_with_stdin(command: &mut Command, stdin: &str) -> std::process::Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// Whether a Docker engine answers and has `image`; when not, the reason to skip.
 pub fn docker_with(image: &str) -> Result<(), String> {
     let engine =
