@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use clap::Subcommand;
 use planner_exec::{ApiKeyId, TenantId};
-use planner_registry::Registry;
 
 use crate::embedded::{Database, embedded_dir};
 
@@ -134,7 +133,7 @@ pub(crate) fn registry(command: RegistryCommand) -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            match Registry::from_toml(&text, &origin) {
+            match crate::registry_from_file(&text, &file) {
                 Ok(registry) => {
                     println!(
                         "{origin}: ok ({} intents, {} params, {} planes)",

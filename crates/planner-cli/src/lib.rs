@@ -258,15 +258,26 @@ async fn eval(
 }
 
 pub(crate) fn load_registry(path: Option<&PathBuf>) -> anyhow::Result<Registry> {
-    let (text, origin) = match path {
-        Some(path) => (
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?,
-            path.display().to_string(),
-        ),
-        None => (REFERENCE_REGISTRY.to_owned(), "fixtures/registry/capture.toml".to_owned()),
+    let Some(path) = path else {
+        return Registry::from_toml(REFERENCE_REGISTRY, "fixtures/registry/capture.toml")
+            .map_err(|err| anyhow::anyhow!("{err}"));
     };
-    Registry::from_toml(&text, &origin).map_err(|err| anyhow::anyhow!("{err}"))
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    registry_from_file(&text, path).map_err(|err| anyhow::anyhow!("{err}"))
+}
+
+/// Loads a registry file's text, reading the files it names (a kind's `csv`) beside it.
+pub(crate) fn registry_from_file(
+    text: &str,
+    path: &std::path::Path,
+) -> planner_registry::Result<Registry> {
+    let dir = path.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+    let files = move |name: &str| -> Result<String, String> {
+        let beside = dir.join(name);
+        std::fs::read_to_string(&beside).map_err(|err| format!("{}: {err}", beside.display()))
+    };
+    Registry::from_toml_with(text, &path.display().to_string(), &files)
 }
 
 #[expect(clippy::print_stdout, reason = "the command's output")]

@@ -425,7 +425,7 @@ fn resume_value(value: &Json) -> ResumeValue {
 
 /// What an unplannable question is told: why the intents that could answer it were dropped for
 /// missing scopes, if any were; otherwise that nothing in the registry can answer it.
-fn unplannable_text(planning: &Planning) -> String {
+fn unplannable_text(planning: &Planning, registry: &planner_registry::Registry) -> String {
     let mut lacking: Vec<String> = planning
         .validation
         .dropped
@@ -439,10 +439,13 @@ fn unplannable_text(planning: &Planning) -> String {
     lacking.sort();
     lacking.dedup();
     if lacking.is_empty() {
-        return "Nothing in the registry can answer this question with the values it gives. \
-                Ask about federal awards (spend, incumbents, recompetes, vendors, market share), \
-                vendor relationships, your requirements, or bench counts."
-            .to_owned();
+        let help = registry.help().unwrap_or(
+            "Ask about federal awards (spend, incumbents, recompetes, vendors, market share), \
+             vendor relationships, your requirements, or bench counts.",
+        );
+        return format!(
+            "Nothing in the registry can answer this question with the values it gives. {help}"
+        );
     }
     let mut names: Vec<&str> = planning
         .validation
@@ -465,8 +468,10 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     b.start(Step::Screen);
     b.add_fn(Step::Screen, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let refusal =
-            ctx.planner.screen().check(&state.question, &planner_extract::extract(&state.question));
+        let refusal = ctx
+            .planner
+            .screen()
+            .check(&state.question, &ctx.planner.extractor().extract(&state.question));
         Ok(match refusal {
             Some(refusal) => Command::goto(
                 timed("screen", started, move |s| {
@@ -480,9 +485,9 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     })
     .route(Screened::Ok, Step::ExtractParams)
     .route(Screened::Refuse, Step::Refuse);
-    b.add_fn(Step::ExtractParams, |_: &C, state: &State, _| {
+    b.add_fn(Step::ExtractParams, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let params = Params::extract(&state.question, &state.answers);
+        let params = Params::extract(ctx.planner.extractor(), &state.question, &state.answers);
         Ok(Command::goto(timed("extract_params", started, move |s| s.params = params), ()))
     })
     .goto(Step::RouteQuestion);
@@ -561,7 +566,7 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     .goto(Step::ExtractParams);
     b.add_fn(Step::Unplannable, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let text = unplannable_text(&state.planning(ctx));
+        let text = unplannable_text(&state.planning(ctx), ctx.planner.registry());
         Ok(Command::goto(
             timed("unplannable", started, move |s| {
                 s.route = Some(Route::Unplannable);

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
-use planner_extract::{Extraction, Mention};
+use planner_extract::{Extraction, Extractor, Mention};
 use planner_grammar::{
     Agreement, ConsensusOutcome, DropReason, Inputs, Validation, stabilize, validate,
 };
@@ -73,16 +73,20 @@ impl Params {
     /// Runs the extractors over the question, then over each clarification answer in order: a
     /// kind found unambiguously in an answer replaces the question's value and settles its
     /// ambiguity. The user's words, never a model's, become values.
-    pub fn extract(question: &str, answers: &[String]) -> Params {
-        Params::extract_with(question, answers).0
+    pub fn extract(extractor: &Extractor, question: &str, answers: &[String]) -> Params {
+        Params::extract_with(extractor, question, answers).0
     }
 
     /// As [`Params::extract`], also returning the question's own extraction.
-    pub fn extract_with(question: &str, answers: &[String]) -> (Params, Extraction) {
-        let extraction = planner_extract::extract(question);
+    pub fn extract_with(
+        extractor: &Extractor,
+        question: &str,
+        answers: &[String],
+    ) -> (Params, Extraction) {
+        let extraction = extractor.extract(question);
         let mut params = Params::from_extraction(&extraction);
         for answer in answers {
-            let more = planner_extract::extract(answer);
+            let more = extractor.extract(answer);
             for (kind, value) in more.available() {
                 params.ambiguous.remove(&kind);
                 params.available.insert(kind, value);
@@ -212,6 +216,8 @@ pub struct Planner {
     registry: Registry,
     /// The screen grounded on the registry's vocabulary.
     screen: Arc<Screen>,
+    /// The extractors of the registry's kinds, compiled once.
+    extractor: Arc<Extractor>,
     lexical: Arc<LexicalProposer>,
     /// The configured model proposer; `None` when the lexical proposer is the proposer.
     model: Option<Arc<dyn Proposer>>,
@@ -248,9 +254,11 @@ impl Planner {
         let lexical = Arc::new(LexicalProposer::new(&Catalog::from_registry(&registry)));
         let samples = if proposer.is_some() { samples.max(1) } else { 1 };
         let screen = Arc::new(Screen::new(&registry));
+        let extractor = Arc::new(Extractor::new(&registry));
         Planner {
             registry,
             screen,
+            extractor,
             lexical,
             model: proposer,
             samples,
@@ -268,6 +276,11 @@ impl Planner {
     /// The registry.
     pub fn registry(&self) -> &Registry {
         &self.registry
+    }
+
+    /// The extractors of the registry's kinds.
+    pub fn extractor(&self) -> &Extractor {
+        &self.extractor
     }
 
     /// The screen over the registry.
@@ -290,7 +303,7 @@ impl Planner {
         scopes: &[String],
         rounds_left: bool,
     ) -> Planning {
-        let (params, extraction) = Params::extract_with(question, answers);
+        let (params, extraction) = Params::extract_with(&self.extractor, question, answers);
         if let Some(refusal) = self.screen.check(question, &extraction) {
             return Planning {
                 route: Route::Refused,
@@ -537,24 +550,35 @@ impl Planner {
             let candidates = params.candidates(kind);
             if params.ambiguous.contains(&kind) && candidates.len() > 1 {
                 let listed: Vec<String> = candidates.iter().map(Value::to_string).collect();
-                asks.push(format!("{} do you mean: {}?", which(kind), listed.join(" or ")));
+                asks.push(format!(
+                    "{} do you mean: {}?",
+                    which(&self.registry, kind),
+                    listed.join(" or ")
+                ));
                 suggestions.extend(listed);
             } else {
-                asks.push(format!("{} do you mean?", which(kind)));
+                asks.push(format!("{} do you mean?", which(&self.registry, kind)));
             }
         }
         (asks.join(" "), suggestions)
     }
 }
 
-fn which(kind: ParamKind) -> &'static str {
-    match kind {
-        ParamKind::Agency => "Which agency",
-        ParamKind::Naics => "Which NAICS code",
-        ParamKind::Uuid => "Which requirement (its id)",
-        ParamKind::Clearance => "Which clearance level",
-        ParamKind::Compartments => "Which compartments",
-        ParamKind::Uei => "Which vendor (its UEI)",
-        ParamKind::Months => "Which time window",
-    }
+/// The start of the question that asks for a value of `kind`: a declared kind's label, or the
+/// built-in kind's noun.
+fn which(registry: &Registry, kind: ParamKind) -> String {
+    let noun = match kind {
+        ParamKind::Agency => "agency",
+        ParamKind::Naics => "NAICS code",
+        ParamKind::Uuid => "requirement (its id)",
+        ParamKind::Clearance => "clearance level",
+        ParamKind::Compartments => "compartments",
+        ParamKind::Uei => "vendor (its UEI)",
+        ParamKind::Months => "time window",
+        ParamKind::Declared(_) => {
+            let label = registry.kind_spec(kind).map_or(kind.as_str(), |spec| spec.label.as_str());
+            return format!("Which {label}");
+        }
+    };
+    format!("Which {noun}")
 }

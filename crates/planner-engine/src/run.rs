@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures::future::join_all;
 use planner_exec::{Bind, Cell, ExecRequest, Guard, Reader, ResultTable, TenantId};
 use planner_grammar::{ArgSource, Plan};
-use planner_registry::{ParamKind, Registry, Value};
+use planner_registry::{ParamKind, Registry, Value, ValueShape};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
@@ -263,11 +263,14 @@ fn cell_value(cell: &Cell) -> Option<Value> {
 }
 
 fn bind(kind: ParamKind, value: &Value) -> Result<Bind, String> {
-    Ok(match (kind, value) {
-        (ParamKind::Uuid, Value::Text(text)) => Bind::Uuid(
-            uuid::Uuid::parse_str(text).map_err(|_| "a requirement id is not a UUID".to_owned())?,
-        ),
-        (ParamKind::Months, Value::Int(n)) => Bind::Int(*n),
+    Ok(match (kind.shape(), value) {
+        (ValueShape::Uuid, Value::Text(text)) => {
+            Bind::Uuid(uuid::Uuid::parse_str(text).map_err(|_| match kind {
+                ParamKind::Uuid => "a requirement id is not a UUID".to_owned(),
+                other => format!("a {other} value is not a UUID"),
+            })?)
+        }
+        (ValueShape::Int, Value::Int(n)) => Bind::Int(*n),
         (_, Value::List(items)) => Bind::TextList(items.clone()),
         (_, Value::Text(text)) => Bind::Text(text.clone()),
         (_, Value::Int(n)) => Bind::Int(*n),

@@ -82,6 +82,14 @@ pub enum Problem {
     },
     /// A month window too large to represent. Not extracted.
     WindowTooLarge,
+    /// A code of a declared `code` kind, after its cue word, that is not in the kind's list.
+    /// The code is still extracted.
+    NotInList {
+        /// The kind.
+        kind: ParamKind,
+        /// The code as extracted.
+        code: String,
+    },
 }
 
 impl fmt::Display for Problem {
@@ -100,6 +108,9 @@ impl fmt::Display for Problem {
                 write!(f, "compartment {code} is not one of SI, TK, G, HCS, KLM")
             }
             Problem::WindowTooLarge => f.write_str("time window too large"),
+            Problem::NotInList { kind, code } => {
+                write!(f, "{code} is not in the list of {kind} codes; kept as written")
+            }
         }
     }
 }
@@ -208,10 +219,10 @@ pub fn extract(question: &str) -> Extraction {
     if !out.diagnostics.is_sorted_by_key(|d| d.span) {
         out.diagnostics.sort_by_key(|d| d.span);
     }
-    let mut first: [Option<&Value>; ParamKind::ALL.len()] = [None; ParamKind::ALL.len()];
-    let mut ambiguous = [false; ParamKind::ALL.len()];
+    let mut first: [Option<&Value>; ParamKind::BUILTIN.len()] = [None; ParamKind::BUILTIN.len()];
+    let mut ambiguous = [false; ParamKind::BUILTIN.len()];
     for mention in &out.params {
-        let index = mention.kind as usize;
+        let Some(index) = mention.kind.builtin_index() else { continue };
         let Some(slot) = first.get_mut(index) else { continue };
         match slot {
             None => *slot = Some(&mention.value),
@@ -219,6 +230,67 @@ pub fn extract(question: &str) -> Extraction {
             Some(_) => {}
         }
     }
-    out.ambiguous = ParamKind::ALL.into_iter().filter(|&kind| ambiguous[kind as usize]).collect();
+    out.ambiguous = ParamKind::BUILTIN
+        .into_iter()
+        .filter(|&kind| kind.builtin_index().is_some_and(|at| ambiguous[at]))
+        .collect();
     out
+}
+
+/// The extractors of one registry: the built-in kinds it uses and the kinds it declares.
+///
+/// A registry without `[kinds]` extracts exactly as [`extract`] does. With declared kinds, the
+/// built-in extractors run first only when a param uses a built-in kind (their mentions of kinds
+/// the registry does not use are dropped and claim nothing), then the declared matchers read
+/// the words the built-in ones left.
+#[derive(Debug, Default)]
+pub struct Extractor {
+    builtin: Option<BTreeSet<ParamKind>>,
+    declared: crate::declared::Declared,
+}
+
+impl Extractor {
+    /// Compiles the extractors of `registry`'s kinds.
+    pub fn new(registry: &planner_registry::Registry) -> Extractor {
+        let declared = crate::declared::Declared::new(registry.kinds());
+        let builtin = if declared.is_empty() {
+            None
+        } else {
+            Some(
+                registry
+                    .params()
+                    .iter()
+                    .map(|p| p.kind)
+                    .filter(|k| k.builtin_index().is_some())
+                    .collect(),
+            )
+        };
+        Extractor { builtin, declared }
+    }
+
+    /// Runs the registry's extractors over `question`. Pure, deterministic and total.
+    pub fn extract(&self, question: &str) -> Extraction {
+        let Some(builtin) = &self.builtin else { return extract(question) };
+        let mut out = if builtin.is_empty() {
+            Extraction::default()
+        } else {
+            let mut found = extract(question);
+            found.params.retain(|m| builtin.contains(&m.kind));
+            found.ambiguous.retain(|k| builtin.contains(k));
+            found
+        };
+        let taken: Vec<Span> = out.params.iter().map(|m| m.span).collect();
+        let mut declared = Vec::new();
+        self.declared.extract(question, &taken, &mut declared, &mut out.diagnostics);
+        for mention in &declared {
+            let first = declared.iter().find(|m| m.kind == mention.kind);
+            if first.is_some_and(|f| f.value != mention.value) {
+                out.ambiguous.insert(mention.kind);
+            }
+        }
+        out.params.extend(declared);
+        out.params.sort_by_key(|m| (m.span, m.kind));
+        out.diagnostics.sort_by_key(|d| d.span);
+        out
+    }
 }

@@ -4,7 +4,9 @@
 //! requirement UUID, clearance level, SCI compartments, UEI, month window) with its canonical
 //! value and byte span, the kinds written with two different values (ambiguous, so not
 //! available), and diagnostics such as a NAICS code missing from the 2022 list.
-//! [`Extraction::available`] is what plan binding reads.
+//! [`Extraction::available`] is what plan binding reads. [`Extractor`] extracts for one
+//! registry: the kinds its file declares (`[kinds]`, one generic matcher per type: dictionary,
+//! code, list, uuid, duration, date, date range, integer, quoted text) beside the built-in ones.
 //!
 //! **Architecture invariant:** pure and total. No I/O, no clock, no randomness, no panic on any
 //! input; every span lies on char boundaries and no byte belongs to two params. Depends only on
@@ -23,6 +25,7 @@
 mod agency;
 mod clearance;
 mod compartments;
+mod declared;
 mod extraction;
 mod months;
 mod naics;
@@ -37,7 +40,7 @@ pub mod arbitrary;
 
 pub use crate::{
     agency::{agency_names, canonical_agency},
-    extraction::{Diagnostic, Extraction, Mention, Problem, Span, extract},
+    extraction::{Diagnostic, Extraction, Extractor, Mention, Problem, Span, extract},
     naics::{has_naics_sector, naics_2022_title},
     uei::is_uei,
 };

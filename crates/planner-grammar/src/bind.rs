@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use planner_registry::{IntentId, IntentParam, ParamId, ParamKind, Registry, Requirement, Value};
+use planner_registry::{
+    IntentId, IntentParam, ParamId, ParamKind, Registry, Requirement, Value, ValueShape,
+};
 
 use crate::plan::{ArgSource, BoundArg};
 
@@ -56,13 +58,12 @@ pub fn clamp(value: &Value, range: Option<(i64, i64)>) -> Value {
 fn fits(registry: &Registry, param: &IntentParam, value: &Value) -> bool {
     let allowed = &registry.param(param.param).values;
     let listed = |text: &String| allowed.is_empty() || allowed.contains(text);
-    match (param.kind, value) {
-        (ParamKind::Months, Value::Int(_)) => true,
-        (ParamKind::Compartments, Value::List(items)) => {
-            !items.is_empty() && items.iter().all(listed)
+    match (param.kind.shape(), value) {
+        (ValueShape::Int, Value::Int(_)) => true,
+        (ValueShape::List, Value::List(items)) => !items.is_empty() && items.iter().all(listed),
+        (ValueShape::Text | ValueShape::Uuid | ValueShape::Date, Value::Text(text)) => {
+            !text.is_empty() && listed(text)
         }
-        (ParamKind::Months | ParamKind::Compartments, _) => false,
-        (_, Value::Text(text)) => !text.is_empty() && listed(text),
         (_, _) => false,
     }
 }

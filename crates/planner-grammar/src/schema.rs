@@ -29,10 +29,14 @@ pub(crate) fn agreement() -> ObjectBuilder {
     names(&AGREEMENTS)
 }
 
-/// A list of param kinds' names.
+/// A list of param kinds' names: the built-in ones or those the registry declares.
 pub(crate) fn kinds() -> ArrayBuilder {
-    let kinds: Vec<&str> = planner_registry::ParamKind::ALL.iter().map(|it| it.as_str()).collect();
-    ArrayBuilder::new().items(names(&kinds))
+    ArrayBuilder::new().items(
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^[a-z][a-z0-9_]*$"))
+            .description(Some("A param kind: built in (agency, naics, uuid, clearance, compartments, uei, months) or declared in the registry's [kinds].")),
+    )
 }
 
 /// The reason of a dropped proposal as the plan view writes it.

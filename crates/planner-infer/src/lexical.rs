@@ -19,7 +19,7 @@
 
 mod lexicon;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use planner_registry::ParamKind;
 
@@ -39,6 +39,8 @@ const LENGTH_B: f32 = 0.75;
 /// the least score of a pick beside the best one.
 const FIRST_GAIN: f32 = 2.5;
 const CLARIFY_GAIN: f32 = 3.5;
+/// The least raw gain of a pick whose distinctive required param the question gives.
+const ANCHORED_GAIN: f32 = 1.0;
 const NEXT_SCORE: f32 = 2.5;
 /// A term decides a pick only when at most this many intents have it in their name or keywords.
 const DISTINCTIVE_DF: usize = 3;
@@ -69,6 +71,9 @@ pub struct LexicalProposer {
     decisive: Vec<bool>,
     /// Per term column: its highest weight in any intent.
     importance: Vec<f32>,
+    /// Kinds that at most [`DISTINCTIVE_DF`] intents require: a value of one in the question
+    /// says which intents it is about, as a distinctive term would.
+    distinctive_kinds: BTreeSet<ParamKind>,
 }
 
 #[derive(Debug)]
@@ -242,7 +247,18 @@ impl LexicalProposer {
             }
         }
         lexicon.learn(columns.iter().copied());
-        LexicalProposer { lexicon, terms, intents, decisive, importance }
+        let mut requiring: BTreeMap<ParamKind, usize> = BTreeMap::new();
+        for intent in &intents {
+            for &kind in &intent.required {
+                *requiring.entry(kind).or_default() += 1;
+            }
+        }
+        let distinctive_kinds = requiring
+            .into_iter()
+            .filter(|(_, count)| (1..=DISTINCTIVE_DF).contains(count))
+            .map(|(kind, _)| kind)
+            .collect();
+        LexicalProposer { lexicon, terms, intents, decisive, importance, distinctive_kinds }
     }
 
     /// Chooses intents for `question`, given the available param kinds and where the param
@@ -264,14 +280,25 @@ impl LexicalProposer {
         let factors = self.factors(available);
 
         // (intent, score, context, segment)
-        let mut asks: Vec<(usize, f32, bool, usize)> = segments
-            .iter()
-            .enumerate()
-            .filter_map(|(position, segment)| {
-                let (index, score) = self.best(&segment.columns, available, &factors)?;
-                Some((index, score, segment.context, position))
-            })
-            .collect();
+        let pick = |anchored: bool| -> Vec<(usize, f32, bool, usize)> {
+            segments
+                .iter()
+                .enumerate()
+                .filter_map(|(position, segment)| {
+                    let (index, score) =
+                        self.best(&segment.columns, available, &factors, anchored)?;
+                    Some((index, score, segment.context, position))
+                })
+                .collect()
+        };
+        // Intents anchored by a distinctive param below the gain only when nothing else is.
+        // ... and when no term of the question is a decisive one (which the clarification
+        // reads instead).
+        let mut asks = pick(false);
+        let decisive = segments.iter().any(|s| s.columns.iter().any(|&c| self.decisive[c]));
+        if asks.is_empty() && !decisive {
+            asks = pick(true);
+        }
         // Each segment's best intent, by the segment's start.
         let best: Vec<(usize, usize)> =
             asks.iter().map(|&(index, _, _, position)| (segments[position].start, index)).collect();
@@ -356,7 +383,7 @@ impl LexicalProposer {
         let best: Vec<(usize, usize)> = segments
             .iter()
             .filter_map(|segment| {
-                let (index, _) = self.best(&segment.columns, available, &factors)?;
+                let (index, _) = self.best(&segment.columns, available, &factors, false)?;
                 Some((segment.start, index))
             })
             .collect();
@@ -461,21 +488,34 @@ impl LexicalProposer {
         columns: &[usize],
         available: &BTreeSet<ParamKind>,
         factors: &[(f32, bool)],
+        anchored_fallback: bool,
     ) -> Option<(usize, f32)> {
         let mut best: Option<(usize, f32)> = None;
+        let mut anchored_best: Option<(usize, f32)> = None;
         for (index, intent) in self.intents.iter().enumerate() {
             let mut gain = 0.0;
             let mut decided = false;
+            // A strong term decides with a distinctive param the question gives.
+            let anchored = intent
+                .required
+                .iter()
+                .any(|kind| available.contains(kind) && self.distinctive_kinds.contains(kind));
             for &column in columns {
                 if intent.weights[column] > 0.0 {
                     gain += intent.weights[column];
-                    decided |= intent.strong[column] && self.decisive[column];
+                    decided |= intent.strong[column]
+                        && (self.decisive[column] || (anchored_fallback && anchored));
                 }
             }
             let (factor, missing) = factors[index];
             let partial = intent.required.iter().any(|kind| available.contains(kind));
+            // A value only a few intents require, with a strong term of one of them, is
+            // enough: in a small registry a common term's weight alone may not reach the gain.
             let least = if missing && !partial { CLARIFY_GAIN } else { FIRST_GAIN };
-            if !decided || gain < least {
+            // Below the gain, an anchored intent is only a fallback for when nothing else
+            // qualifies.
+            let fallback = gain < least;
+            if !decided || (fallback && !(anchored_fallback && anchored && gain >= ANCHORED_GAIN)) {
                 continue;
             }
             let explained: f32 = columns
@@ -501,11 +541,12 @@ impl LexicalProposer {
                 * factor
                 * (1.0 - COVERAGE_SHARE + COVERAGE_SHARE * coverage)
                 * (1.0 - ANSWERED_SHARE + ANSWERED_SHARE * answered);
-            if best.is_none_or(|(_, top)| score > top) {
-                best = Some((index, score));
+            let slot = if fallback { &mut anchored_best } else { &mut best };
+            if slot.is_none_or(|(_, top)| score > top) {
+                *slot = Some((index, score));
             }
         }
-        best
+        best.or(anchored_best)
     }
 
     /// Every intent's param factor, and whether it lacks a param nothing can provide.
@@ -516,12 +557,10 @@ impl LexicalProposer {
             .map(|intent| intent.required.iter().all(|kind| available.contains(kind)))
             .collect();
         // Per kind: how many bindable intents provide it.
-        let mut providers = [0usize; ParamKind::ALL.len()];
+        let mut providers: BTreeMap<ParamKind, usize> = BTreeMap::new();
         for (intent, _) in self.intents.iter().zip(&bindable).filter(|(_, bindable)| **bindable) {
-            for kind in ParamKind::ALL {
-                if intent.provides.contains(&kind) {
-                    providers[kind as usize] += 1;
-                }
+            for &kind in &intent.provides {
+                *providers.entry(kind).or_default() += 1;
             }
         }
         (0..self.intents.len())
@@ -535,7 +574,7 @@ impl LexicalProposer {
         index: usize,
         available: &BTreeSet<ParamKind>,
         bindable: &[bool],
-        providers: &[usize; ParamKind::ALL.len()],
+        providers: &BTreeMap<ParamKind, usize>,
     ) -> (f32, bool) {
         let intent = &self.intents[index];
         let mut factor = 1.0;
@@ -571,10 +610,10 @@ impl LexicalProposer {
         index: usize,
         kind: ParamKind,
         bindable: &[bool],
-        providers: &[usize; ParamKind::ALL.len()],
+        providers: &BTreeMap<ParamKind, usize>,
     ) -> bool {
         let own = usize::from(bindable[index] && self.intents[index].provides.contains(&kind));
-        providers[kind as usize] > own
+        providers.get(&kind).copied().unwrap_or(0) > own
     }
 }
 
@@ -586,12 +625,7 @@ type Range = (usize, usize);
 fn masks(spans: &[ParamSpan]) -> (Vec<Range>, Vec<Range>) {
     let masked = spans
         .iter()
-        .filter(|span| {
-            matches!(
-                span.kind,
-                ParamKind::Agency | ParamKind::Naics | ParamKind::Uuid | ParamKind::Uei
-            )
-        })
+        .filter(|span| span.kind.is_anchor())
         .map(|span| (span.start, span.end))
         .collect();
     let protected = spans.iter().map(|span| (span.start, span.end)).collect();

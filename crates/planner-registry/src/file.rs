@@ -10,6 +10,7 @@ pub(crate) struct RawFile {
     pub(crate) registry: Spanned<RawSettings>,
     pub(crate) planes: BTreeMap<Spanned<String>, Spanned<RawPlane>>,
     pub(crate) params: BTreeMap<Spanned<String>, Spanned<RawParam>>,
+    pub(crate) kinds: BTreeMap<Spanned<String>, Spanned<crate::kinds::RawKind>>,
     pub(crate) intent: Vec<Spanned<RawIntent>>,
 }
 
@@ -23,6 +24,7 @@ pub(crate) struct RawSettings {
     #[serde(default)]
     pub(crate) scopes: Vec<Spanned<String>>,
     pub(crate) as_of: Option<Spanned<RawAsOf>>,
+    pub(crate) help: Option<Spanned<String>>,
 }
 
 /// `[registry] as_of`.

@@ -12,7 +12,7 @@ use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
-use crate::value::ParamKind;
+use crate::value::{ParamKind, ValueShape};
 
 /// One reason the guard rejects a statement.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -333,13 +333,12 @@ fn placeholder_in(expr: &Expr) -> Option<&str> {
 
 /// The cast types accepted for each kind, in lower case as sqlparser prints them.
 fn accepted_casts(kind: ParamKind) -> &'static [&'static str] {
-    match kind {
-        ParamKind::Agency | ParamKind::Naics | ParamKind::Clearance | ParamKind::Uei => {
-            &["text", "varchar"]
-        }
-        ParamKind::Uuid => &["uuid"],
-        ParamKind::Months => &["int", "integer", "int4", "bigint", "int8"],
-        ParamKind::Compartments => &["text[]", "varchar[]"],
+    match kind.shape() {
+        ValueShape::Text => &["text", "varchar"],
+        ValueShape::Uuid => &["uuid"],
+        ValueShape::Date => &["date", "text"],
+        ValueShape::Int => &["int", "integer", "int4", "bigint", "int8"],
+        ValueShape::List => &["text[]", "varchar[]"],
     }
 }
 

@@ -42,10 +42,37 @@
 //! The executor runs each plane as a database role of its kind (see planner-exec's `Reader`),
 //! which holds SELECT on the matching schemas only: the same boundary, enforced a second time by
 //! PostgreSQL.
+//! ## `[kinds]`: parameter kinds a file declares
+//!
+//! Besides the built-in kinds, a file may declare its own, each an instance of a generic
+//! extractor type ([`KindType`]), as `[kinds.<name>]` with `type`, an optional `label` (the noun of
+//! a clarifying question, "Which region do you mean?") and the type's keys:
+//!
+//! | type | keys | canonical value |
+//! |---|---|---|
+//! | `dictionary` | `values = [{ value, aliases }]` or `csv` (header `value,aliases`, aliases split by `\|`); `ordered` | the value (text); "gold or above" reads as `gold` |
+//! | `code` | `shape` (`A` letter, `9` digit, `X` either, other characters literal); optional `csv` (header `code,title`) and `cues` | the code, upper case; taken when listed or after a cue |
+//! | `list` | `values` or `csv`, and `context` words | the values after a context word, in declared order (`text[]`) |
+//! | `uuid` | | lower-case UUID |
+//! | `duration` | `unit` (`day` or `month`) | an integer ("last 2 weeks" is 14 days) |
+//! | `date` | | `YYYY-MM-DD` |
+//! | `date_range` | optional `fiscal_year_start` (month) | `[start, end)` as two ISO days, open ends `-infinity`, `infinity` (`text[]`) |
+//! | `integer` | `cues` | the number right after a cue ("top 5") |
+//! | `quoted_text` | `max_len` | the text inside quotes |
+//!
+//! An alias's leading marker restricts case: `=` every letter upper case, `^` first and last
+//! letter upper case, `~` capitalised and not the first word of a sentence; inside quotes any case
+//! matches. CSV files are read through the caller ([`Registry::from_toml_with`]); this crate does
+//! no I/O. Loading reports every mistake with its place: an alias claimed by two values, a CSV that
+//! does not load or whose code does not have the shape, a shape no code can match, a key the
+//! type does not take, a kind named like a built-in one. `[registry] help` is one sentence on
+//! what the registry answers, told to a question nothing can answer.
+//!
 //! ## `[params]`: the parameters, declared once
 //!
 //! Each key is a param name (lower `snake_case`); its value is a table with `kind` (one of
-//! `agency`, `naics`, `uuid`, `clearance`, `compartments`, `uei`, `months`, see [`ParamKind`]) and,
+//! `agency`, `naics`, `uuid`, `clearance`, `compartments`, `uei`, `months`, see [`ParamKind`], or a
+//! kind of `[kinds]`) and,
 //! for the enum kinds `clearance` and `compartments`, `values` (the allowed canonical values, in
 //! order). Each kind may be declared by at most one param: the extractors produce one value per
 //! kind, and a param's value is looked up by its kind.
@@ -221,6 +248,7 @@
 mod error;
 mod file;
 mod guard;
+mod kinds;
 mod load;
 mod model;
 mod value;
@@ -228,10 +256,13 @@ mod value;
 pub use crate::{
     error::{Error, Problem, Result},
     guard::{GuardViolation, check_sql},
+    kinds::{
+        Alias, CaseRule, DurationUnit, Entry, Files, KindBody, KindSpec, alias_words, shape_matches,
+    },
     model::{
         AsOf, Column, ColumnType, Composite, CompositeEdge, Intent, IntentBody, IntentId,
         IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings,
         Suppression, Unit, WindowDirection,
     },
-    value::{ParamKind, ParamValue, Value},
+    value::{DeclaredKind, KindType, ParamKind, ParamValue, Value, ValueShape},
 };

@@ -9,12 +9,13 @@ use toml::de::{DeTable, DeValue, ValueDeserializer};
 use crate::error::{Error, Problem, Result};
 use crate::file::{RawFile, RawIntent};
 use crate::guard;
+use crate::kinds::{self, Files, KindBody, KindSpec};
 use crate::model::{
     AsOf, Column, ColumnType, Composite, CompositeEdge, Inner, Intent, IntentBody, IntentId,
     IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings,
     Suppression, Unit, WindowDirection,
 };
-use crate::value::{ParamKind, Value};
+use crate::value::{ParamKind, Value, ValueShape};
 
 /// The most intents a registry may declare.
 const MAX_INTENTS: usize = 100_000;
@@ -27,12 +28,21 @@ impl Registry {
     /// Parses and validates a registry file. `origin` names the file in problems (a path or
     /// any label). Every problem found is reported at once in [`Error::Invalid`].
     pub fn from_toml(text: &str, origin: &str) -> Result<Registry> {
+        Registry::from_toml_with(text, origin, &|name: &str| {
+            Err(format!("`{name}`: this registry was given as text, without the files beside it"))
+        })
+    }
+
+    /// [`Registry::from_toml`] for a file that names files beside it (a kind's `csv`): `files`
+    /// reads one by the name written in the file, or says why it cannot. This crate does no I/O
+    /// of its own.
+    pub fn from_toml_with(text: &str, origin: &str, files: Files<'_>) -> Result<Registry> {
         let lines = LineIndex::new(text);
         let mut report = Report { lines: &lines, problems: Vec::new() };
         let Some(raw) = parse(text, &mut report) else {
             return Err(report.into_error(origin));
         };
-        let inner = validate(&raw, &mut report);
+        let inner = validate(&raw, files, &mut report);
         match inner {
             Some(inner) if report.problems.is_empty() => Ok(Registry::from_inner(inner)),
             _ => Err(report.into_error(origin)),
@@ -53,6 +63,7 @@ fn parse(text: &str, report: &mut Report<'_>) -> Option<RawFile> {
     let mut registry = None;
     let mut planes = None;
     let mut params = None;
+    let mut kinds = Some(BTreeMap::new());
     let mut intent = Vec::new();
     let mut ok = true;
     let mut seen = [false; 3];
@@ -75,6 +86,10 @@ fn parse(text: &str, report: &mut Report<'_>) -> Option<RawFile> {
                 params = section(value, report);
                 ok &= params.is_some();
             }
+            "kinds" => {
+                kinds = section(value, report);
+                ok &= kinds.is_some();
+            }
             "intent" => {
                 let span = value.span();
                 match value.into_inner() {
@@ -96,7 +111,7 @@ fn parse(text: &str, report: &mut Report<'_>) -> Option<RawFile> {
                 report.at(
                     &key_span,
                     format!(
-                        "unknown section `{other}`: expected registry, planes, params or intent"
+                        "unknown section `{other}`: expected registry, planes, kinds, params or intent"
                     ),
                 );
                 ok = false;
@@ -109,7 +124,8 @@ fn parse(text: &str, report: &mut Report<'_>) -> Option<RawFile> {
             ok = false;
         }
     }
-    Some(RawFile { registry: registry?, planes: planes?, params: params?, intent }).filter(|_| ok)
+    Some(RawFile { registry: registry?, planes: planes?, params: params?, kinds: kinds?, intent })
+        .filter(|_| ok)
 }
 
 /// Deserializes one section, reporting its error.
@@ -208,10 +224,16 @@ fn check_name(report: &mut Report<'_>, what: &str, name: &Spanned<String>) -> bo
     }
 }
 
-fn validate(raw: &RawFile, report: &mut Report<'_>) -> Option<Inner> {
+fn validate(raw: &RawFile, files: Files<'_>, report: &mut Report<'_>) -> Option<Inner> {
     let settings = validate_settings(raw, report)?;
     let planes = validate_planes(raw, &settings, report);
-    let (params, param_by_kind) = validate_params(raw, report);
+    let mut found = Vec::new();
+    let kinds = kinds::validate(&raw.kinds, files, &mut found);
+    for (span, message) in found {
+        report.at(&span, message);
+    }
+    let (params, param_by_kind) = validate_params(raw, &kinds, report);
+    let help = raw.registry.get_ref().help.as_ref().map(|h| h.get_ref().trim().to_owned());
     let plane_ids: BTreeMap<&str, PlaneId> = planes
         .iter()
         .enumerate()
@@ -269,7 +291,18 @@ fn validate(raw: &RawFile, report: &mut Report<'_>) -> Option<Inner> {
         }
     }
     let as_of = ctx.as_of(report);
-    Some(Inner { settings, planes, params, intents, by_name, param_by_kind, as_of, providers })
+    Some(Inner {
+        settings,
+        planes,
+        params,
+        intents,
+        by_name,
+        param_by_kind,
+        kinds,
+        help,
+        as_of,
+        providers,
+    })
 }
 
 fn validate_settings(raw: &RawFile, report: &mut Report<'_>) -> Option<Settings> {
@@ -386,6 +419,7 @@ fn validate_planes(raw: &RawFile, settings: &Settings, report: &mut Report<'_>) 
 
 fn validate_params(
     raw: &RawFile,
+    kinds: &[KindSpec],
     report: &mut Report<'_>,
 ) -> (Vec<Param>, BTreeMap<ParamKind, ParamId>) {
     let mut params = Vec::new();
@@ -393,8 +427,15 @@ fn validate_params(
     for (name, param) in &raw.params {
         check_name(report, "param", name);
         let param_ref = param.get_ref();
-        let Ok(kind) = param_ref.kind.get_ref().parse::<ParamKind>() else {
-            let known: Vec<&str> = ParamKind::ALL.iter().map(|k| k.as_str()).collect();
+        let declared = kinds.iter().find(|k| k.kind.as_str() == param_ref.kind.get_ref());
+        let Some(kind) =
+            param_ref.kind.get_ref().parse::<ParamKind>().ok().or(declared.map(|k| k.kind))
+        else {
+            let known: Vec<&str> = ParamKind::BUILTIN
+                .iter()
+                .map(|k| k.as_str())
+                .chain(kinds.iter().map(|k| k.kind.as_str()))
+                .collect();
             report.at(
                 &param_ref.kind.span(),
                 format!(
@@ -407,7 +448,12 @@ fn validate_params(
             continue;
         };
         let is_enum = matches!(kind, ParamKind::Clearance | ParamKind::Compartments);
-        let mut values: Vec<String> = Vec::new();
+        let mut values: Vec<String> = match declared.map(|k| &k.body) {
+            Some(KindBody::Dictionary { entries, .. } | KindBody::List { entries, .. }) => {
+                entries.iter().map(|e| e.value.clone()).collect()
+            }
+            _ => Vec::new(),
+        };
         if is_enum && param_ref.values.is_empty() {
             report.at(
                 &param.span(),
@@ -551,7 +597,7 @@ impl Ctx<'_> {
             let param = &self.params[param_id.index()];
             let range = match (&entry_ref.min, &entry_ref.max) {
                 (None, None) => None,
-                (Some(min), Some(max)) if param.kind == ParamKind::Months => {
+                (Some(min), Some(max)) if param.kind.shape() == ValueShape::Int => {
                     if min.get_ref() > max.get_ref() {
                         report.at(
                             &min.span(),
@@ -1165,10 +1211,23 @@ fn default_value(param: &Param, value: &toml::Value) -> std::result::Result<Valu
         }
         Ok(Value::Text(text.to_owned()))
     };
-    match (param.kind, value) {
-        (ParamKind::Months, toml::Value::Integer(n)) => Ok(Value::Int(*n)),
-        (ParamKind::Months, _) => Err("expected an integer".to_owned()),
-        (ParamKind::Compartments, toml::Value::Array(items)) => {
+    match (param.kind.shape(), value) {
+        (ValueShape::Int, toml::Value::Integer(n)) => Ok(Value::Int(*n)),
+        (ValueShape::Int, _) => Err("expected an integer".to_owned()),
+        (ValueShape::List, toml::Value::Array(items)) if matches!(param.kind, ParamKind::Declared(d) if d.ty() == crate::KindType::DateRange) => {
+            match items.as_slice() {
+                [toml::Value::String(start), toml::Value::String(end)]
+                    if is_range_end(start) && is_range_end(end) =>
+                {
+                    Ok(Value::List(vec![start.clone(), end.clone()]))
+                }
+                _ => Err(
+                    "expected [start, end]: two ISO dates (YYYY-MM-DD), `-infinity` or `infinity`"
+                        .to_owned(),
+                ),
+            }
+        }
+        (ValueShape::List, toml::Value::Array(items)) => {
             let mut list = Vec::new();
             for item in items {
                 let toml::Value::String(text) = item else {
@@ -1177,12 +1236,37 @@ fn default_value(param: &Param, value: &toml::Value) -> std::result::Result<Valu
                 text_in(text)?;
                 list.push(text.clone());
             }
-            list.sort();
+            if let ParamKind::Declared(_) = param.kind {
+                // A declared list keeps the dictionary's order.
+                list.sort_by_key(|item| param.values.iter().position(|v| v == item));
+            } else {
+                list.sort();
+            }
             list.dedup();
             Ok(Value::List(list))
         }
-        (ParamKind::Compartments, _) => Err("expected an array of strings".to_owned()),
+        (ValueShape::List, _) => Err("expected an array of strings".to_owned()),
+        (ValueShape::Date, toml::Value::String(text)) if is_iso_day(text) => {
+            Ok(Value::Text(text.clone()))
+        }
+        (ValueShape::Date, _) => Err("expected an ISO date, YYYY-MM-DD".to_owned()),
         (_, toml::Value::String(text)) => text_in(text),
         (_, _) => Err("expected a string".to_owned()),
     }
+}
+
+/// `YYYY-MM-DD` with a month 1..=12 and a day 1..=31.
+fn is_iso_day(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && text[5..7].parse::<u8>().is_ok_and(|m| (1..=12).contains(&m))
+        && text[8..10].parse::<u8>().is_ok_and(|d| (1..=31).contains(&d))
+}
+
+/// One end of a date range: an ISO day or an open end.
+fn is_range_end(text: &str) -> bool {
+    is_iso_day(text) || text == "infinity" || text == "-infinity"
 }

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::value::{ParamKind, Value};
+use crate::kinds::KindSpec;
+use crate::value::{ParamKind, Value, ValueShape};
 
 /// A loaded, validated registry. Frozen: cloning shares one allocation, and nothing in it can
 /// change after [`Registry::from_toml`] returned it.
@@ -21,6 +22,10 @@ pub(crate) struct Inner {
     pub(crate) intents: Vec<Intent>,
     pub(crate) by_name: BTreeMap<String, IntentId>,
     pub(crate) param_by_kind: BTreeMap<ParamKind, ParamId>,
+    /// The kinds the file declares (`[kinds]`), in name order.
+    pub(crate) kinds: Vec<KindSpec>,
+    /// What the registry answers, in one sentence (`[registry] help`).
+    pub(crate) help: Option<String>,
     /// The query that reads the data's own "today" (`[registry] as_of`).
     pub(crate) as_of: Option<AsOf>,
     /// Per param (by index): the query intents with a column that provides it, in order.
@@ -326,13 +331,12 @@ impl ColumnType {
 
     /// Whether a column of this type can provide a param of `kind`.
     pub const fn can_provide(self, kind: ParamKind) -> bool {
-        match kind {
-            ParamKind::Agency | ParamKind::Naics | ParamKind::Clearance | ParamKind::Uei => {
-                matches!(self, ColumnType::Text)
-            }
-            ParamKind::Uuid => matches!(self, ColumnType::Uuid | ColumnType::Text),
-            ParamKind::Months => matches!(self, ColumnType::Int),
-            ParamKind::Compartments => matches!(self, ColumnType::TextList),
+        match kind.shape() {
+            ValueShape::Text => matches!(self, ColumnType::Text),
+            ValueShape::Uuid => matches!(self, ColumnType::Uuid | ColumnType::Text),
+            ValueShape::Date => matches!(self, ColumnType::Date | ColumnType::Text),
+            ValueShape::Int => matches!(self, ColumnType::Int),
+            ValueShape::List => matches!(self, ColumnType::TextList),
         }
     }
 }
@@ -397,6 +401,36 @@ impl Registry {
     /// Every declared param, in name order.
     pub fn params(&self) -> &[Param] {
         &self.inner.params
+    }
+
+    /// The kinds the file declares in `[kinds]`, in name order (built-in kinds are not listed).
+    pub fn kinds(&self) -> &[KindSpec] {
+        &self.inner.kinds
+    }
+
+    /// The declaration of a declared kind; `None` for a built-in kind.
+    pub fn kind_spec(&self, kind: ParamKind) -> Option<&KindSpec> {
+        match kind {
+            ParamKind::Declared(declared) => self
+                .inner
+                .kinds
+                .binary_search_by(|spec| spec.kind.as_str().cmp(declared.name()))
+                .ok()
+                .and_then(|at| self.inner.kinds.get(at)),
+            _ => None,
+        }
+    }
+
+    /// The kind named `name`: built in, or declared by this registry.
+    pub fn kind_named(&self, name: &str) -> Option<ParamKind> {
+        name.parse::<ParamKind>()
+            .ok()
+            .or_else(|| self.inner.kinds.iter().map(|k| k.kind).find(|k| k.as_str() == name))
+    }
+
+    /// What the registry answers, in one sentence (`[registry] help`), if the file says.
+    pub fn help(&self) -> Option<&str> {
+        self.inner.help.as_deref()
     }
 
     /// The param declared with this kind, if any (each kind has at most one).

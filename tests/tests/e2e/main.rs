@@ -4,6 +4,7 @@
 mod acquire;
 mod ask;
 mod browser;
+mod domain;
 mod faults;
 mod harness;
 mod metrics;

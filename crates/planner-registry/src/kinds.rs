@@ -1,0 +1,632 @@
+//! `[kinds]`: parameter kinds a registry file declares, each an instance of a generic extractor
+//! type, checked at load (every mistake reported with its location).
+
+use std::collections::BTreeMap;
+
+use toml::Spanned;
+
+use crate::value::{KindType, ParamKind, declare};
+
+/// A declared kind's full declaration (`[kinds.<name>]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindSpec {
+    /// The kind, as params and extractions name it.
+    pub kind: ParamKind,
+    /// The noun a clarifying question uses ("Which region do you mean?").
+    pub label: String,
+    /// What the extractor looks for.
+    pub body: KindBody,
+}
+
+/// The per-type part of a declared kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KindBody {
+    /// `dictionary`: canonical values with aliases; `ordered` when listed lowest rank first.
+    Dictionary {
+        /// The entries, in file (or CSV) order.
+        entries: Vec<Entry>,
+        /// Whether the order is a rank.
+        ordered: bool,
+    },
+    /// `code`: tokens of one shape, from a list or after a cue word.
+    Code {
+        /// `A` a letter, `9` a digit, `X` either; any other character stands for itself.
+        shape: String,
+        /// The valid codes (upper case) with their titles, when a list was given.
+        codes: BTreeMap<String, String>,
+        /// Words of which one must come within the two words before a code not in the list.
+        cues: Vec<String>,
+    },
+    /// `list`: several values of one dictionary, only after a context word.
+    List {
+        /// The entries, in file (or CSV) order: the order of the value's items.
+        entries: Vec<Entry>,
+        /// Words after which a list is read.
+        context: Vec<String>,
+    },
+    /// `uuid`.
+    Uuid,
+    /// `duration`: a length of time in its base unit.
+    Duration {
+        /// The unit of the value.
+        unit: DurationUnit,
+    },
+    /// `date`: one day, as `YYYY-MM-DD`.
+    Date,
+    /// `date_range`: `[start, end)` as two ISO days, open ends `-infinity` and `infinity`.
+    DateRange {
+        /// The month (1..=12) a fiscal year starts; fiscal year *n* ends in calendar year *n*.
+        fiscal_year_start: u8,
+    },
+    /// `integer`: a whole number right after a cue word.
+    Integer {
+        /// The cue words or phrases.
+        cues: Vec<String>,
+    },
+    /// `quoted_text`: free text, only inside quotes.
+    QuotedText {
+        /// The most characters a value may have.
+        max_len: usize,
+    },
+}
+
+/// The base unit of a `duration` kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DurationUnit {
+    /// Days: a week is 7, a month 30, a quarter 90, a year 365.
+    Day,
+    /// Months: a quarter is 3, a year 12; weeks and days are not months.
+    Month,
+}
+
+/// One dictionary value and the ways people write it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The canonical value.
+    pub value: String,
+    /// Its aliases; the canonical value itself is the first, matched in any case.
+    pub aliases: Vec<Alias>,
+}
+
+/// One way of writing a dictionary value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alias {
+    /// The words, lower case.
+    pub words: Vec<String>,
+    /// How strictly case is checked outside quotes.
+    pub case: CaseRule,
+}
+
+/// How strictly an alias checks case (a leading marker in the file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CaseRule {
+    /// No marker: any case.
+    Any,
+    /// `=`: every letter upper case.
+    Upper,
+    /// `^`: first and last letter upper case.
+    Acronym,
+    /// `~`: capitalised, and not the first word of a sentence.
+    Capitalised,
+}
+
+/// The words of an alias as the extractors split text: runs of letters and digits, lower case,
+/// `&` read as "and".
+pub fn alias_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            current.extend(c.to_lowercase());
+        } else {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            if c == '&' {
+                words.push("and".to_owned());
+            }
+        }
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// One `[kinds]` entry as written.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawKind {
+    #[serde(rename = "type")]
+    ty: Spanned<String>,
+    label: Option<Spanned<String>>,
+    values: Option<Spanned<Vec<Spanned<RawEntry>>>>,
+    csv: Option<Spanned<String>>,
+    ordered: Option<Spanned<bool>>,
+    context: Option<Spanned<Vec<Spanned<String>>>>,
+    shape: Option<Spanned<String>>,
+    cues: Option<Spanned<Vec<Spanned<String>>>>,
+    unit: Option<Spanned<String>>,
+    fiscal_year_start: Option<Spanned<i64>>,
+    max_len: Option<Spanned<i64>>,
+}
+
+/// One inline dictionary entry.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    value: Spanned<String>,
+    #[serde(default)]
+    aliases: Vec<Spanned<String>>,
+}
+
+/// Where a problem is, and what it is.
+pub(crate) type Found = (std::ops::Range<usize>, String);
+
+/// Reads a file named beside the registry (a CSV), or says why it cannot.
+pub type Files<'a> = &'a dyn Fn(&str) -> Result<String, String>;
+
+/// Checks every `[kinds]` entry; `builtin` names are taken.
+pub(crate) fn validate(
+    raw: &BTreeMap<Spanned<String>, Spanned<RawKind>>,
+    files: Files<'_>,
+    problems: &mut Vec<Found>,
+) -> Vec<KindSpec> {
+    let mut out = Vec::new();
+    for (name, kind) in raw {
+        let name_text = name.get_ref();
+        if ParamKind::BUILTIN.iter().any(|b| b.as_str() == name_text) {
+            problems.push((
+                name.span(),
+                format!("kind `{name_text}` is built in: choose another name"),
+            ));
+            continue;
+        }
+        let raw = kind.get_ref();
+        let Some(ty) = KindType::parse(raw.ty.get_ref()) else {
+            let known: Vec<&str> = KindType::ALL.iter().map(|t| t.as_str()).collect();
+            problems.push((
+                raw.ty.span(),
+                format!(
+                    "unknown type `{}` of kind `{name_text}`: expected one of {}",
+                    raw.ty.get_ref(),
+                    known.join(", ")
+                ),
+            ));
+            continue;
+        };
+        let label = match &raw.label {
+            Some(label) if !label.get_ref().trim().is_empty() => label.get_ref().trim().to_owned(),
+            Some(label) => {
+                problems.push((label.span(), format!("kind `{name_text}`: empty label")));
+                String::new()
+            }
+            None => name_text.replace('_', " "),
+        };
+        let mut check = KindCheck { name: name_text, ty, problems, files };
+        check.allowed(raw);
+        let body = match ty {
+            KindType::Dictionary => {
+                let entries = check.entries(raw);
+                KindBody::Dictionary {
+                    entries,
+                    ordered: raw.ordered.as_ref().is_some_and(|o| *o.get_ref()),
+                }
+            }
+            KindType::List => {
+                let entries = check.entries(raw);
+                let context = check.words(raw.context.as_ref(), "context", true);
+                KindBody::List { entries, context }
+            }
+            KindType::Code => check.code(raw, kind.span()),
+            KindType::Uuid => KindBody::Uuid,
+            KindType::Date => KindBody::Date,
+            KindType::Duration => {
+                let unit = match raw.unit.as_ref().map(|u| (u, u.get_ref().as_str())) {
+                    Some((_, "day")) => DurationUnit::Day,
+                    Some((_, "month")) => DurationUnit::Month,
+                    Some((u, other)) => {
+                        check.problems.push((
+                            u.span(),
+                            format!(
+                                "kind `{name_text}`: unknown unit `{other}`: expected day or month"
+                            ),
+                        ));
+                        DurationUnit::Day
+                    }
+                    None => {
+                        check.problems.push((
+                            kind.span(),
+                            format!("kind `{name_text}` of type duration needs a `unit`"),
+                        ));
+                        DurationUnit::Day
+                    }
+                };
+                KindBody::Duration { unit }
+            }
+            KindType::DateRange => {
+                let start = raw.fiscal_year_start.as_ref().map_or(1, |s| *s.get_ref());
+                let fiscal_year_start = match u8::try_from(start) {
+                    Ok(month @ 1..=12) => month,
+                    _ => {
+                        let span = raw.fiscal_year_start.as_ref().map_or(kind.span(), |s| s.span());
+                        check.problems.push((
+                            span,
+                            format!(
+                                "kind `{name_text}`: fiscal_year_start {start} is not a month 1..12"
+                            ),
+                        ));
+                        1
+                    }
+                };
+                KindBody::DateRange { fiscal_year_start }
+            }
+            KindType::Integer => {
+                let cues = check.words(raw.cues.as_ref(), "cues", true);
+                KindBody::Integer { cues }
+            }
+            KindType::QuotedText => {
+                let max = raw.max_len.as_ref().map_or(80, |m| *m.get_ref());
+                let max_len = match usize::try_from(max) {
+                    Ok(len @ 1..=1000) => len,
+                    _ => {
+                        let span = raw.max_len.as_ref().map_or(kind.span(), |m| m.span());
+                        check.problems.push((
+                            span,
+                            format!("kind `{name_text}`: max_len {max} is not in 1..=1000"),
+                        ));
+                        80
+                    }
+                };
+                KindBody::QuotedText { max_len }
+            }
+        };
+        let kind = ParamKind::Declared(declare(name_text, ty));
+        out.push(KindSpec { kind, label, body });
+    }
+    out
+}
+
+struct KindCheck<'p, 'f> {
+    name: &'p str,
+    ty: KindType,
+    problems: &'p mut Vec<Found>,
+    files: Files<'f>,
+}
+
+impl KindCheck<'_, '_> {
+    /// Reports every key the type does not take.
+    fn allowed(&mut self, raw: &RawKind) {
+        let dictionary = matches!(self.ty, KindType::Dictionary | KindType::List);
+        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 9] = [
+            ("values", raw.values.as_ref().map(Spanned::span), dictionary),
+            ("csv", raw.csv.as_ref().map(Spanned::span), dictionary || self.ty == KindType::Code),
+            ("ordered", raw.ordered.as_ref().map(Spanned::span), self.ty == KindType::Dictionary),
+            ("context", raw.context.as_ref().map(Spanned::span), self.ty == KindType::List),
+            ("shape", raw.shape.as_ref().map(Spanned::span), self.ty == KindType::Code),
+            (
+                "cues",
+                raw.cues.as_ref().map(Spanned::span),
+                matches!(self.ty, KindType::Code | KindType::Integer),
+            ),
+            ("unit", raw.unit.as_ref().map(Spanned::span), self.ty == KindType::Duration),
+            (
+                "fiscal_year_start",
+                raw.fiscal_year_start.as_ref().map(Spanned::span),
+                self.ty == KindType::DateRange,
+            ),
+            ("max_len", raw.max_len.as_ref().map(Spanned::span), self.ty == KindType::QuotedText),
+        ];
+        for (key, span, ok) in keys {
+            if let (Some(span), false) = (span, ok) {
+                self.problems.push((
+                    span,
+                    format!(
+                        "kind `{}`: `{key}` does not apply to type {}",
+                        self.name,
+                        self.ty.as_str()
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// Non-empty lower-case cue or context words.
+    fn words(
+        &mut self,
+        raw: Option<&Spanned<Vec<Spanned<String>>>>,
+        key: &str,
+        required: bool,
+    ) -> Vec<String> {
+        let Some(raw) = raw else {
+            if required {
+                self.problems.push((
+                    0..0,
+                    format!("kind `{}` of type {} needs `{key}`", self.name, self.ty.as_str()),
+                ));
+            }
+            return Vec::new();
+        };
+        if required && raw.get_ref().is_empty() {
+            self.problems.push((raw.span(), format!("kind `{}`: `{key}` is empty", self.name)));
+        }
+        let mut out = Vec::new();
+        for word in raw.get_ref() {
+            let words = alias_words(word.get_ref());
+            if words.is_empty() {
+                self.problems.push((
+                    word.span(),
+                    format!("kind `{}`: `{key}` entry `{}` has no word", self.name, word.get_ref()),
+                ));
+            } else {
+                out.push(words.join(" "));
+            }
+        }
+        out
+    }
+
+    /// A dictionary's entries, inline or from its CSV: every alias claimed by one value only.
+    fn entries(&mut self, raw: &RawKind) -> Vec<Entry> {
+        let mut written: Vec<(String, Vec<String>, std::ops::Range<usize>)> = Vec::new();
+        match (&raw.values, &raw.csv) {
+            (Some(_), Some(csv)) => {
+                self.problems.push((
+                    csv.span(),
+                    format!("kind `{}`: write `values` or `csv`, not both", self.name),
+                ));
+            }
+            (None, None) => {
+                self.problems.push((
+                    0..0,
+                    format!(
+                        "kind `{}` of type {} needs `values` or `csv`",
+                        self.name,
+                        self.ty.as_str()
+                    ),
+                ));
+            }
+            (Some(values), None) => {
+                for entry in values.get_ref() {
+                    let entry = entry.get_ref();
+                    written.push((
+                        entry.value.get_ref().clone(),
+                        entry.aliases.iter().map(|a| a.get_ref().clone()).collect(),
+                        entry.value.span(),
+                    ));
+                }
+            }
+            (None, Some(csv)) => {
+                if let Some(rows) = self.csv(csv, &["value", "aliases"]) {
+                    for (line, row) in rows {
+                        let aliases = row
+                            .get(1)
+                            .map(|a| {
+                                a.split('|')
+                                    .map(str::trim)
+                                    .filter(|a| !a.is_empty())
+                                    .map(str::to_owned)
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        let value = row.first().cloned().unwrap_or_default();
+                        if value.trim().is_empty() {
+                            self.problems.push((
+                                csv.span(),
+                                format!(
+                                    "kind `{}`: {}:{line}: empty value",
+                                    self.name,
+                                    csv.get_ref()
+                                ),
+                            ));
+                            continue;
+                        }
+                        written.push((value, aliases, csv.span()));
+                    }
+                }
+            }
+        }
+        if written.is_empty() && raw.values.is_some() {
+            self.problems.push((0..0, format!("kind `{}` has no values", self.name)));
+        }
+        let mut claimed: BTreeMap<Vec<String>, String> = BTreeMap::new();
+        let mut entries: Vec<Entry> = Vec::new();
+        for (value, aliases, span) in written {
+            if value.is_empty() || value.trim() != value {
+                self.problems
+                    .push((span, format!("kind `{}`: malformed value `{value}`", self.name)));
+                continue;
+            }
+            if entries.iter().any(|e| e.value == value) {
+                self.problems
+                    .push((span, format!("kind `{}`: duplicate value `{value}`", self.name)));
+                continue;
+            }
+            let mut spelled = Vec::new();
+            for alias in aliases {
+                let (case, text) = match alias.as_bytes().first() {
+                    Some(b'=') => (CaseRule::Upper, &alias[1..]),
+                    Some(b'^') => (CaseRule::Acronym, &alias[1..]),
+                    Some(b'~') => (CaseRule::Capitalised, &alias[1..]),
+                    _ => (CaseRule::Any, alias.as_str()),
+                };
+                spelled.push(Alias { words: alias_words(text), case });
+            }
+            // The canonical value matches in any case, unless an alias of the same words
+            // restricts it ("~South" for the value "south").
+            let canonical = alias_words(&value);
+            if !spelled.iter().any(|a| a.words == canonical) {
+                spelled.insert(0, Alias { words: canonical, case: CaseRule::Any });
+            }
+            let mut aliases = Vec::new();
+            for alias in spelled {
+                if alias.words.is_empty() {
+                    self.problems.push((
+                        span.clone(),
+                        format!("kind `{}`: an alias of `{value}` has no word", self.name),
+                    ));
+                    continue;
+                }
+                match claimed.get(&alias.words) {
+                    Some(owner) if *owner != value => self.problems.push((
+                        span.clone(),
+                        format!(
+                            "kind `{}`: alias `{}` is claimed by both `{owner}` and `{value}`",
+                            self.name,
+                            alias.words.join(" ")
+                        ),
+                    )),
+                    Some(_) => {}
+                    None => {
+                        claimed.insert(alias.words.clone(), value.clone());
+                        aliases.push(alias);
+                    }
+                }
+            }
+            entries.push(Entry { value, aliases });
+        }
+        entries
+    }
+
+    /// A `code` kind: a shape some code can match, the list's codes all of that shape.
+    fn code(&mut self, raw: &RawKind, whole: std::ops::Range<usize>) -> KindBody {
+        let shape = match &raw.shape {
+            Some(shape) => {
+                let text = shape.get_ref();
+                let letters_or_digits =
+                    text.chars().filter(|c| matches!(c, 'A' | '9' | 'X')).count();
+                if letters_or_digits == 0 || text.len() > 64 {
+                    self.problems.push((
+                        shape.span(),
+                        format!(
+                            "kind `{}`: shape `{text}` has no `A`, `9` or `X`: no code can match it",
+                            self.name
+                        ),
+                    ));
+                } else if text.chars().any(|c| c.is_whitespace()) {
+                    self.problems.push((
+                        shape.span(),
+                        format!(
+                            "kind `{}`: shape `{text}` has a blank: a code is one word",
+                            self.name
+                        ),
+                    ));
+                }
+                text.clone()
+            }
+            None => {
+                self.problems.push((
+                    whole.clone(),
+                    format!("kind `{}` of type code needs a `shape`", self.name),
+                ));
+                String::new()
+            }
+        };
+        let cues = self.words(raw.cues.as_ref(), "cues", false);
+        let mut codes = BTreeMap::new();
+        if let Some(csv) = &raw.csv
+            && let Some(rows) = self.csv(csv, &["code", "title"])
+        {
+            for (line, row) in rows {
+                let code = row.first().map(|c| c.trim().to_uppercase()).unwrap_or_default();
+                if !shape.is_empty() && !shape_matches(&shape, &code) {
+                    self.problems.push((
+                        csv.span(),
+                        format!(
+                            "kind `{}`: {}:{line}: code `{code}` does not have the shape `{shape}`",
+                            self.name,
+                            csv.get_ref()
+                        ),
+                    ));
+                    continue;
+                }
+                if codes.insert(code.clone(), row.get(1).cloned().unwrap_or_default()).is_some() {
+                    self.problems.push((
+                        csv.span(),
+                        format!(
+                            "kind `{}`: {}:{line}: code `{code}` listed twice",
+                            self.name,
+                            csv.get_ref()
+                        ),
+                    ));
+                }
+            }
+        }
+        if cues.is_empty() && raw.csv.is_none() && raw.cues.is_some() {
+            self.problems.push((whole.clone(), format!("kind `{}`: `cues` is empty", self.name)));
+        }
+        KindBody::Code { shape, codes, cues }
+    }
+
+    /// The rows of a CSV beside the registry, after a header that must start with `header`,
+    /// each with its 1-based line number. `None` (reported) when it does not load.
+    fn csv(&mut self, csv: &Spanned<String>, header: &[&str]) -> Option<Vec<(usize, Vec<String>)>> {
+        let name = csv.get_ref();
+        let text = match (self.files)(name) {
+            Ok(text) => text,
+            Err(why) => {
+                self.problems.push((
+                    csv.span(),
+                    format!("kind `{}`: the CSV `{name}` does not load: {why}", self.name),
+                ));
+                return None;
+            }
+        };
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(text.as_bytes());
+        let found: Vec<String> = match reader.headers() {
+            Ok(found) => found.iter().map(str::to_owned).collect(),
+            Err(err) => {
+                self.problems.push((
+                    csv.span(),
+                    format!("kind `{}`: the CSV `{name}` does not load: {err}", self.name),
+                ));
+                return None;
+            }
+        };
+        if found.first().map(String::as_str) != header.first().copied() {
+            self.problems.push((
+                csv.span(),
+                format!(
+                    "kind `{}`: the CSV `{name}` does not load: its header must be `{}`, found `{}`",
+                    self.name,
+                    header.join(","),
+                    found.join(",")
+                ),
+            ));
+            return None;
+        }
+        let mut rows = Vec::new();
+        for record in reader.records() {
+            match record {
+                Ok(record) => {
+                    let line = record.position().map_or(0, |p| p.line());
+                    let line = usize::try_from(line).unwrap_or(usize::MAX);
+                    rows.push((line, record.iter().map(str::to_owned).collect()));
+                }
+                Err(err) => {
+                    self.problems.push((
+                        csv.span(),
+                        format!("kind `{}`: the CSV `{name}` does not load: {err}", self.name),
+                    ));
+                    return None;
+                }
+            }
+        }
+        Some(rows)
+    }
+}
+
+/// Whether `code` (upper case) has the `shape`: `A` a letter, `9` a digit, `X` either, any other
+/// character itself.
+pub fn shape_matches(shape: &str, code: &str) -> bool {
+    shape.len() == code.len()
+        && shape.bytes().zip(code.bytes()).all(|(s, c)| match s {
+            b'A' => c.is_ascii_uppercase(),
+            b'9' => c.is_ascii_digit(),
+            b'X' => c.is_ascii_uppercase() || c.is_ascii_digit(),
+            other => other == c,
+        })
+}

@@ -1,0 +1,196 @@
+//! `[kinds]`: declared parameter kinds load with their values, and every mistake in a kind
+//! declaration is reported with its location (an alias claimed by two values, a CSV that does
+//! not load, a shape no code can match, a key the type does not take).
+
+use planner_registry::{
+    CaseRule, KindBody, KindType, ParamKind, Registry, Requirement, Value, ValueShape,
+};
+
+const HEAD: &str = r#"[registry]
+node_cap = 6
+default_k = 11
+allowed_schemas = ["shop"]
+help = "Ask about shop sales."
+
+[planes]
+shop = { tenant = false, schemas = ["shop"] }
+"#;
+
+const INTENT: &str = r#"
+[[intent]]
+name = "sales"
+description = "Sales of one region over a period."
+plane = "shop"
+params = [
+  { name = "region" },
+  { name = "period", default = ["-infinity", "infinity"] },
+  { name = "top_n", default = 10, min = 1, max = 50 },
+]
+sql = """
+SELECT o.region, count(*) AS orders FROM shop.orders AS o
+WHERE o.region = $1::text AND o.day >= ($2::text[])[1]::date AND o.day < ($2::text[])[2]::date
+GROUP BY o.region LIMIT $3::int
+"""
+columns = [{ name = "region", type = "text", provides = "region" }, { name = "orders", type = "int" }]
+"#;
+
+fn files(name: &str) -> Result<String, String> {
+    match name {
+        "regions.csv" => {
+            Ok("value,aliases\nnortheast,north east|=NE\nsouth,~South|southern\n".into())
+        }
+        "codes.csv" => Ok("code,title\nAB-1234,Mug\n".into()),
+        "bad-shape.csv" => Ok("code,title\nAB-12,Mug\n".into()),
+        "no-header.csv" => Ok("northeast,x\n".into()),
+        other => Err(format!("{other}: no such file")),
+    }
+}
+
+fn load(text: &str) -> Result<Registry, String> {
+    Registry::from_toml_with(text, "shop.toml", &files).map_err(|err| err.located().join("\n"))
+}
+
+fn with_kinds(kinds: &str) -> String {
+    format!(
+        "{HEAD}\n{kinds}\n[params]\nregion = {{ kind = \"region\" }}\nperiod = {{ kind = \"period\" }}\ntop_n = {{ kind = \"top_n\" }}\n{INTENT}"
+    )
+}
+
+const GOOD_KINDS: &str = r#"
+[kinds.region]
+type = "dictionary"
+label = "sales region"
+csv = "regions.csv"
+
+[kinds.period]
+type = "date_range"
+fiscal_year_start = 2
+
+[kinds.top_n]
+type = "integer"
+cues = ["top"]
+"#;
+
+#[test]
+fn declared_kinds_load_with_their_values_and_types() {
+    let registry = load(&with_kinds(GOOD_KINDS)).unwrap();
+    assert_eq!(registry.help(), Some("Ask about shop sales."));
+    let region = registry.kind_named("region").unwrap();
+    assert!(matches!(region, ParamKind::Declared(d) if d.ty() == KindType::Dictionary));
+    assert_eq!(region.shape(), ValueShape::Text);
+    let spec = registry.kind_spec(region).unwrap();
+    assert_eq!(spec.label, "sales region");
+    let KindBody::Dictionary { entries, ordered: false } = &spec.body else { panic!("{spec:?}") };
+    assert_eq!(entries.len(), 2);
+    // "~South" restricts the canonical value's own spelling.
+    assert!(
+        entries[1].aliases.iter().all(|a| a.words != ["south"] || a.case == CaseRule::Capitalised)
+    );
+    // A dictionary param's values are its canonical values.
+    let param = registry.param(registry.param_of_kind(region).unwrap());
+    assert_eq!(param.values, ["northeast", "south"]);
+    let intent = registry.intent(registry.intent_id("sales").unwrap());
+    assert_eq!(
+        intent.params[1].requirement,
+        Requirement::Optional {
+            default: Value::List(vec!["-infinity".into(), "infinity".into()]),
+            range: None
+        }
+    );
+    assert_eq!(registry.kind_named("agency"), Some(ParamKind::Agency));
+    assert_eq!(registry.kind_named("nothing"), None);
+    // A checkpointed kind reads back as the declared one.
+    let json = serde_json::to_string(&region).unwrap();
+    assert_eq!(json, "\"region\"");
+    assert_eq!(serde_json::from_str::<ParamKind>(&json).unwrap(), region);
+}
+
+#[test]
+fn every_mistake_in_a_kind_is_reported_with_its_place() {
+    let kinds = r#"
+[kinds.region]
+type = "dictionary"
+values = [
+  { value = "northeast", aliases = ["ne", "north"] },
+  { value = "northwest", aliases = ["north"] },
+]
+
+[kinds.period]
+type = "date_range"
+fiscal_year_start = 13
+shape = "AA"
+
+[kinds.top_n]
+type = "integer"
+cues = []
+
+[kinds.sku]
+type = "code"
+shape = "--"
+
+[kinds.sku2]
+type = "code"
+shape = "AA-9999"
+csv = "missing.csv"
+
+[kinds.sku3]
+type = "code"
+shape = "AA-9999"
+csv = "bad-shape.csv"
+
+[kinds.place]
+type = "dictionary"
+csv = "no-header.csv"
+
+[kinds.agency]
+type = "dictionary"
+values = [{ value = "x" }]
+
+[kinds.thing]
+type = "enum"
+"#;
+    let problems = load(&with_kinds(kinds)).unwrap_err();
+    let expected = [
+        "alias `north` is claimed by both `northeast` and `northwest`",
+        "fiscal_year_start 13 is not a month 1..12",
+        "`shape` does not apply to type date_range",
+        "kind `top_n`: `cues` is empty",
+        "shape `--` has no `A`, `9` or `X`: no code can match it",
+        "the CSV `missing.csv` does not load: missing.csv: no such file",
+        "bad-shape.csv:2: code `AB-12` does not have the shape `AA-9999`",
+        "the CSV `no-header.csv` does not load: its header must be `value,aliases`",
+        "kind `agency` is built in",
+        "unknown type `enum` of kind `thing`",
+    ];
+    for message in expected {
+        assert!(problems.contains(message), "missing {message:?} in:\n{problems}");
+    }
+    // Every problem has a line and column inside the file.
+    for line in problems.lines() {
+        let at = line.split(':').nth(1).unwrap();
+        assert!(at.parse::<usize>().is_ok_and(|n| n > 1), "{line}");
+    }
+}
+
+#[test]
+fn a_registry_given_as_text_says_why_its_csv_cannot_load() {
+    let problems = Registry::from_toml(&with_kinds(GOOD_KINDS), "shop.toml")
+        .map_err(|err| err.located().join("\n"))
+        .unwrap_err();
+    assert!(problems.contains("regions.csv"), "{problems}");
+}
+
+#[test]
+fn casts_and_provides_follow_the_value_shape() {
+    // A date range is bound as text[]: casting it to int is an error.
+    let text = with_kinds(GOOD_KINDS).replace("($2::text[])[1]::date", "$2::int");
+    let problems = load(&text).unwrap_err();
+    assert!(problems.contains("$2"), "{problems}");
+    // An int column cannot provide a dictionary param.
+    let text = with_kinds(GOOD_KINDS).replace(
+        r#"{ name = "orders", type = "int" }"#,
+        r#"{ name = "orders", type = "int", provides = "region" }"#,
+    );
+    let problems = load(&text).unwrap_err();
+    assert!(problems.contains("cannot provide param `region`"), "{problems}");
+}
