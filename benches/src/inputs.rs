@@ -35,6 +35,24 @@ fn extract_questions() -> impl Iterator<Item = &'static str> {
     EXTRACT_QUESTIONS.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
 }
 
+/// The retail domain's registry (`fixtures/domains/retail`), its CSVs read beside it.
+#[must_use]
+pub fn retail_registry() -> Registry {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/domains/retail");
+    let text = std::fs::read_to_string(dir.join("registry.toml")).expect("the retail registry");
+    let files = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| e.to_string());
+    match Registry::from_toml_with(&text, "retail/registry.toml", &files) {
+        Ok(registry) => registry,
+        Err(err) => panic!("{err}"),
+    }
+}
+
+/// A 300-byte retail question naming one value of every kind the retail registry declares.
+pub const RETAIL_300: &str = "Top 5 products in the Pacific Northwest for Q1 2025 via web and \
+    wholesale, then stock for SKU CF-1001, the orders of \"Blue Harbor Cafe\" since March 2025, \
+    gold or above customers in New England, order 0b6f1c2e-58a4-4c1e-9d43-2f6c8e1a7b90 and the \
+    daily sales over the last 30 days, with FY2024 returns too";
+
 /// The extractor corpus questions joined by spaces, cut at the last space before byte 300.
 #[must_use]
 pub fn question_300() -> String {

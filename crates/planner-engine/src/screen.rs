@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
 use planner_extract::Extraction;
-use planner_registry::{IntentBody, ParamKind, Registry};
+use planner_registry::{IntentBody, KindType, ParamKind, Registry};
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 2_000;
@@ -683,11 +683,24 @@ fn word_forms(name: &str) -> Vec<String> {
     forms
 }
 
-/// The lower-cased question with the agency mentions blanked out.
+/// Whether a mention names something by its own words (an agency, a dictionary value, a quoted
+/// name), which say nothing about people: "Veterans Affairs", a shop called "Black Bear Diner".
+fn is_name(kind: ParamKind) -> bool {
+    match kind {
+        ParamKind::Agency => true,
+        ParamKind::Declared(declared) => {
+            matches!(declared.ty(), KindType::Dictionary | KindType::QuotedText)
+        }
+        _ => false,
+    }
+}
+
+/// The lower-cased question with the names (agencies, dictionary values, quoted names) blanked
+/// out.
 fn masked(question: &str, extraction: &Extraction) -> String {
     let mut text = question.to_lowercase();
     if text.len() == question.len() {
-        for mention in extraction.params.iter().filter(|it| it.kind == ParamKind::Agency) {
+        for mention in extraction.params.iter().filter(|it| is_name(it.kind)) {
             if text.is_char_boundary(mention.span.start) && text.is_char_boundary(mention.span.end)
             {
                 text.replace_range(

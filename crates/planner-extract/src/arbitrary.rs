@@ -298,28 +298,7 @@ pub fn uei() -> impl Strategy<Value = Fragment> {
 
 /// A month window in digits or words, months, quarters or years.
 pub fn months() -> impl Strategy<Value = Fragment> {
-    const WORDS: [&str; 20] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-    ];
+    const WORDS: &[&str] = crate::declared::NUMBER_WORDS.split_at(20).0;
     let number = (1u32..=60, 0..3usize).prop_map(|(n, style)| {
         let spelled = match (style, n) {
             (1, 1..=19) => WORDS[n as usize].to_owned(),

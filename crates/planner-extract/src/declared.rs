@@ -6,46 +6,186 @@
 //! earlier type in [`KindType::ALL`] order, then to the kind declared first), so no byte
 //! belongs to two params. Words an identifier of a built-in kind owns are not read.
 
-use std::collections::HashMap;
-
 use planner_registry::{
     CaseRule, DurationUnit, Entry, KindBody, KindSpec, KindType, ParamKind, Value, shape_matches,
 };
 
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
+use crate::vocab::FastMap;
 
-/// One word of the question: a run of letters and digits.
-#[derive(Debug, Clone)]
+/// One word of the question: a run of letters and digits, with its lower-case form (a range of
+/// [`Words::lower_text`]) and its id in the compiled word table.
+#[derive(Debug, Clone, Copy)]
 struct Word {
     start: usize,
     end: usize,
-    lower: String,
+    lower: (u32, u32),
+    id: u32,
+    /// [`TIME`] when the word may start a date, a range or a duration.
+    flags: u8,
 }
+
+/// A word that may start a date, a date range or a duration: a number, a month, a preposition
+/// of time, a quarter, a fiscal or calendar year, a direction ("last", "next").
+const TIME: u8 = 1;
+
+/// The words that may start a time expression, besides numbers, number words, month names and
+/// `FY2025`-like words.
+const TIME_WORDS: &[&str] = &[
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "between",
+    "from",
+    "since",
+    "starting",
+    "after",
+    "before",
+    "until",
+    "through",
+    "till",
+    "thru",
+    "in",
+    "during",
+    "for",
+    "of",
+    "throughout",
+    "q1",
+    "q2",
+    "q3",
+    "q4",
+    "fy",
+    "cy",
+    "fiscal",
+    "calendar",
+    "last",
+    "past",
+    "next",
+    "coming",
+    "previous",
+    "prior",
+    "trailing",
+    "upcoming",
+    "following",
+    "a",
+    "an",
+    "thirty",
+    "sixty",
+    "ninety",
+];
+
+/// Counts written as words, by value.
+pub(crate) const NUMBER_WORDS: [&str; 21] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+];
+
+/// The months, by number less one.
+const MONTH_NAMES: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// The id of a word no declared kind names.
+const NO_WORD: u32 = u32::MAX;
 
 /// The words of one question, with the text between them.
 struct Words<'a> {
     text: &'a str,
     words: Vec<Word>,
+    /// Every word's lower-case form, one after the other: one allocation for the question.
+    lower_text: String,
 }
 
 impl<'a> Words<'a> {
-    fn new(text: &'a str) -> Words<'a> {
-        let mut words = Vec::new();
+    fn new(text: &'a str, table: &WordTable) -> Words<'a> {
+        let mut out =
+            Words { text, words: Vec::with_capacity(text.len() / 5), lower_text: String::new() };
+        out.lower_text.reserve(text.len());
         let mut start = None;
         for (at, c) in text.char_indices() {
             match (c.is_alphanumeric(), start) {
                 (true, None) => start = Some(at),
                 (false, Some(from)) => {
-                    words.push(word(text, from, at));
+                    out.push(from, at, table);
                     start = None;
                 }
                 _ => {}
             }
         }
         if let Some(from) = start {
-            words.push(word(text, from, text.len()));
+            out.push(from, text.len(), table);
         }
-        Words { text, words }
+        out
+    }
+
+    fn push(&mut self, start: usize, end: usize, table: &WordTable) {
+        let from = self.lower_text.len();
+        let raw = &self.text[start..end];
+        if raw.is_ascii() {
+            self.lower_text.extend(raw.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            self.lower_text.extend(raw.chars().flat_map(char::to_lowercase));
+        }
+        let to = self.lower_text.len();
+        let lower = &self.lower_text[from..to];
+        let id = table.id(lower);
+        let bytes = lower.as_bytes();
+        let numeric = bytes.first().is_some_and(u8::is_ascii_digit);
+        let prefixed_year = bytes.len() > 2
+            && matches!(&bytes[..2], b"fy" | b"cy")
+            && bytes[2..].iter().all(u8::is_ascii_digit);
+        let flags = table.flags(id) | if numeric || prefixed_year { TIME } else { 0 };
+        let range =
+            (u32::try_from(from).unwrap_or(u32::MAX), u32::try_from(to).unwrap_or(u32::MAX));
+        self.words.push(Word { start, end, lower: range, id, flags });
+    }
+
+    /// Whether word `i` may start a time expression.
+    fn timely(&self, i: usize) -> bool {
+        self.words.get(i).is_some_and(|w| w.flags & TIME != 0)
+    }
+
+    fn id(&self, i: usize) -> u32 {
+        self.words.get(i).map_or(NO_WORD, |w| w.id)
     }
 
     fn len(&self) -> usize {
@@ -53,7 +193,9 @@ impl<'a> Words<'a> {
     }
 
     fn lower(&self, i: usize) -> &str {
-        self.words.get(i).map_or("", |w| w.lower.as_str())
+        self.words.get(i).map_or("", |w| {
+            self.lower_text.get(w.lower.0 as usize..w.lower.1 as usize).unwrap_or("")
+        })
     }
 
     fn raw(&self, i: usize) -> &'a str {
@@ -98,10 +240,6 @@ impl<'a> Words<'a> {
     }
 }
 
-fn word(text: &str, start: usize, end: usize) -> Word {
-    Word { start, end, lower: text[start..end].to_lowercase() }
-}
-
 /// The closing quote of an opening one.
 fn closes(open: char) -> Option<char> {
     match open {
@@ -114,20 +252,87 @@ fn closes(open: char) -> Option<char> {
     }
 }
 
-/// A phrase table: alias words (joined by a blank) to an entry index and a case rule.
+/// Every word the declared kinds' aliases, cues and context words use, with a dense id.
+#[derive(Debug, Default)]
+struct WordTable {
+    ids: FastMap<Box<str>, u32>,
+    /// Per id: the word's flags.
+    flags: Vec<u8>,
+}
+
+impl WordTable {
+    fn add(&mut self, word: &str) -> u32 {
+        let next = u32::try_from(self.ids.len()).unwrap_or(NO_WORD - 1);
+        let id = *self.ids.entry(word.into()).or_insert(next);
+        if self.flags.len() <= id as usize {
+            self.flags.resize(id as usize + 1, 0);
+        }
+        id
+    }
+
+    fn mark(&mut self, word: &str, flag: u8) {
+        let id = self.add(word);
+        if let Some(flags) = self.flags.get_mut(id as usize) {
+            *flags |= flag;
+        }
+    }
+
+    fn id(&self, word: &str) -> u32 {
+        self.ids.get(word).copied().unwrap_or(NO_WORD)
+    }
+
+    fn flags(&self, id: u32) -> u8 {
+        self.flags.get(id as usize).copied().unwrap_or(0)
+    }
+
+    fn phrase(&mut self, words: &[String]) -> Vec<u32> {
+        words.iter().map(|w| self.add(w)).collect()
+    }
+}
+
+/// A word trie over a dictionary's aliases: longest alias wins.
 #[derive(Debug, Default)]
 struct Phrases {
-    table: HashMap<String, (usize, CaseRule)>,
-    longest: usize,
+    /// Per node: the entry and case rule of the alias ending there.
+    terminal: Vec<Option<(usize, CaseRule)>>,
+    /// `(node << 32 | word id)` to child node.
+    edges: FastMap<u64, u32>,
+    /// Per word id: whether some alias starts with it.
+    starts: Vec<bool>,
 }
 
 impl Phrases {
-    fn new(entries: &[Entry]) -> Phrases {
-        let mut out = Phrases::default();
+    fn new(entries: &[Entry], table: &mut WordTable) -> Phrases {
+        let mut out =
+            Phrases { terminal: vec![None], edges: FastMap::default(), starts: Vec::new() };
         for (index, entry) in entries.iter().enumerate() {
             for alias in &entry.aliases {
-                out.longest = out.longest.max(alias.words.len());
-                out.table.entry(alias.words.join(" ")).or_insert((index, alias.case));
+                let mut node = 0u32;
+                let ids = table.phrase(&alias.words);
+                if let Some(&first) = ids.first() {
+                    let at = first as usize;
+                    if out.starts.len() <= at {
+                        out.starts.resize(at + 1, false);
+                    }
+                    out.starts[at] = true;
+                }
+                for id in ids {
+                    let key = (u64::from(node) << 32) | u64::from(id);
+                    node = match out.edges.get(&key) {
+                        Some(&child) => child,
+                        None => {
+                            let child = u32::try_from(out.terminal.len()).unwrap_or(u32::MAX);
+                            out.terminal.push(None);
+                            out.edges.insert(key, child);
+                            child
+                        }
+                    };
+                }
+                if let Some(slot) = out.terminal.get_mut(node as usize)
+                    && slot.is_none()
+                {
+                    *slot = Some((index, alias.case));
+                }
             }
         }
         out
@@ -135,20 +340,24 @@ impl Phrases {
 
     /// The longest alias at word `i`: (entry, one past its last word).
     fn at(&self, words: &Words<'_>, i: usize) -> Option<(usize, usize)> {
-        let mut key = String::new();
+        if !self.starts.get(words.id(i) as usize).copied().unwrap_or(false) {
+            return None;
+        }
+        let mut node = 0u32;
         let mut best = None;
-        for end in i + 1..=(i + self.longest).min(words.len()) {
-            if end > i + 1 {
-                if !words.joined(end - 1) {
-                    break;
-                }
-                key.push(' ');
+        let mut end = i;
+        while end < words.len() {
+            if end > i && !words.joined(end) {
+                break;
             }
-            key.push_str(words.lower(end - 1));
-            if let Some(&(index, case)) = self.table.get(&key)
-                && case_fits(words, i, end, case)
+            let key = (u64::from(node) << 32) | u64::from(words.id(end));
+            let Some(&child) = self.edges.get(&key) else { break };
+            node = child;
+            end += 1;
+            if let Some(Some((index, case))) = self.terminal.get(node as usize)
+                && case_fits(words, i, end, *case)
             {
-                best = Some((index, end));
+                best = Some((*index, end));
             }
         }
         best
@@ -187,13 +396,13 @@ struct Matcher {
 #[derive(Debug)]
 enum How {
     Dictionary { values: Vec<String>, phrases: Phrases, ordered: bool },
-    Code { shape: String, codes: Vec<String>, cues: Vec<Vec<String>> },
-    List { values: Vec<String>, phrases: Phrases, context: Vec<Vec<String>> },
+    Code { shape: String, codes: Vec<String>, cues: Vec<Vec<u32>> },
+    List { values: Vec<String>, phrases: Phrases, context: Vec<Vec<u32>> },
     Uuid,
     Duration { unit: DurationUnit },
     Date,
     DateRange { fiscal_year_start: u8 },
-    Integer { cues: Vec<Vec<String>> },
+    Integer { cues: Vec<Vec<u32>> },
     QuotedText { max_len: usize },
 }
 
@@ -211,10 +420,23 @@ struct Candidate {
 #[derive(Debug, Default)]
 pub(crate) struct Declared {
     matchers: Vec<Matcher>,
+    table: WordTable,
 }
 
 impl Declared {
     pub(crate) fn new(kinds: &[KindSpec]) -> Declared {
+        let mut table = WordTable::default();
+        let timed = kinds.iter().any(|k| {
+            matches!(
+                k.body,
+                KindBody::Duration { .. } | KindBody::Date | KindBody::DateRange { .. }
+            )
+        });
+        if timed {
+            for word in TIME_WORDS.iter().chain(&NUMBER_WORDS).chain(&MONTH_NAMES) {
+                table.mark(word, TIME);
+            }
+        }
         let mut matchers: Vec<Matcher> = kinds
             .iter()
             .map(|spec| {
@@ -222,11 +444,11 @@ impl Declared {
                     unreachable!("only declared kinds have a KindSpec")
                 };
                 let rank = KindType::ALL.iter().position(|t| *t == declared.ty()).unwrap_or(0);
-                Matcher { kind: spec.kind, rank, how: compile(&spec.body) }
+                Matcher { kind: spec.kind, rank, how: compile(&spec.body, &mut table) }
             })
             .collect();
         matchers.sort_by_key(|m| m.rank);
-        Declared { matchers }
+        Declared { matchers, table }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -241,7 +463,7 @@ impl Declared {
         mentions: &mut Vec<Mention>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        let words = Words::new(question);
+        let words = Words::new(question, &self.table);
         let free: Vec<bool> = words
             .words
             .iter()
@@ -272,17 +494,17 @@ impl Declared {
     }
 }
 
-fn compile(body: &KindBody) -> How {
-    let words = |list: &[String]| -> Vec<Vec<String>> {
-        let mut out: Vec<Vec<String>> =
-            list.iter().map(|w| w.split(' ').map(str::to_owned).collect()).collect();
+fn compile(body: &KindBody, table: &mut WordTable) -> How {
+    let mut words = |list: &[String]| -> Vec<Vec<u32>> {
+        let mut out: Vec<Vec<u32>> =
+            list.iter().map(|w| w.split(' ').map(|w| table.add(w)).collect()).collect();
         out.sort_by_key(|w| std::cmp::Reverse(w.len()));
         out
     };
     match body {
         KindBody::Dictionary { entries, ordered } => How::Dictionary {
             values: entries.iter().map(|e| e.value.clone()).collect(),
-            phrases: Phrases::new(entries),
+            phrases: Phrases::new(entries, table),
             ordered: *ordered,
         },
         KindBody::Code { shape, codes, cues } => How::Code {
@@ -290,11 +512,14 @@ fn compile(body: &KindBody) -> How {
             codes: codes.keys().cloned().collect(),
             cues: words(cues),
         },
-        KindBody::List { entries, context } => How::List {
-            values: entries.iter().map(|e| e.value.clone()).collect(),
-            phrases: Phrases::new(entries),
-            context: words(context),
-        },
+        KindBody::List { entries, context } => {
+            let context = words(context);
+            How::List {
+                values: entries.iter().map(|e| e.value.clone()).collect(),
+                phrases: Phrases::new(entries, table),
+                context,
+            }
+        }
         KindBody::Uuid => How::Uuid,
         KindBody::Duration { unit } => How::Duration { unit: *unit },
         KindBody::Date => How::Date,
@@ -324,6 +549,9 @@ impl Matcher {
             }
             How::List { values, phrases, context } => {
                 for c in 0..words.len() {
+                    if !context.iter().any(|cue| cue.first() == Some(&words.id(c))) {
+                        continue;
+                    }
                     let Some(after) = cue_ending(words, c, context) else { continue };
                     let mut i = after;
                     if matches!(words.lower(i), "the" | "a" | "an") {
@@ -381,14 +609,14 @@ impl Matcher {
                 }
             }
             How::Duration { unit } => {
-                for i in 0..words.len() {
+                for i in (0..words.len()).filter(|&i| words.timely(i)) {
                     if let Some((end, n)) = duration_at(words, i, *unit) {
                         push(i, end, Value::Int(n), None);
                     }
                 }
             }
             How::Date => {
-                for i in 0..words.len() {
+                for i in (0..words.len()).filter(|&i| words.timely(i)) {
                     if let Some((end, Period { start, end: stop })) = day_at(words, i)
                         && stop == start.next()
                     {
@@ -397,7 +625,7 @@ impl Matcher {
                 }
             }
             How::DateRange { fiscal_year_start } => {
-                for i in 0..words.len() {
+                for i in (0..words.len()).filter(|&i| words.timely(i)) {
                     if let Some((end, range)) = range_at(words, i, *fiscal_year_start) {
                         push(i, end, Value::List(vec![range.0, range.1]), None);
                     }
@@ -418,19 +646,19 @@ impl Matcher {
 }
 
 /// Whether one of `cues` ends right before word `i`.
-fn cue_ending_at(words: &Words<'_>, i: usize, cues: &[Vec<String>]) -> bool {
+fn cue_ending_at(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
     cues.iter().any(|cue| {
         i >= cue.len()
-            && cue.iter().enumerate().all(|(n, w)| words.lower(i - cue.len() + n) == w)
+            && cue.iter().enumerate().all(|(n, &w)| words.id(i - cue.len() + n) == w)
             && words.phrase(i - cue.len(), i)
     })
 }
 
 /// One past the last word of the cue starting at word `c`, if one does.
-fn cue_ending(words: &Words<'_>, c: usize, cues: &[Vec<String>]) -> Option<usize> {
+fn cue_ending(words: &Words<'_>, c: usize, cues: &[Vec<u32>]) -> Option<usize> {
     cues.iter().find_map(|cue| {
         let end = c + cue.len();
-        (cue.iter().enumerate().all(|(n, w)| words.lower(c + n) == w) && words.phrase(c, end))
+        (cue.iter().enumerate().all(|(n, &w)| words.id(c + n) == w) && words.phrase(c, end))
             .then_some(end)
     })
 }
@@ -450,10 +678,18 @@ fn or_above(words: &Words<'_>, end: usize) -> usize {
 fn code_at(words: &Words<'_>, i: usize, shape: &str) -> Option<(usize, String)> {
     let w = words.words.get(i)?;
     let text = words.text.get(w.start..w.start + shape.len())?;
-    let code = text.to_ascii_uppercase();
-    if !shape_matches(shape, &code) {
+    let fits = shape.len() == text.len()
+        && shape.bytes().zip(text.bytes()).all(|(s, c)| match s {
+            b'A' => c.is_ascii_alphabetic(),
+            b'9' => c.is_ascii_digit(),
+            b'X' => c.is_ascii_alphanumeric(),
+            other => other == c.to_ascii_uppercase(),
+        });
+    if !fits {
         return None;
     }
+    let code = text.to_ascii_uppercase();
+    debug_assert!(shape_matches(shape, &code));
     let stop = w.start + shape.len();
     if words.text[stop..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '-') {
         return None;
@@ -486,33 +722,10 @@ fn uuid_at(words: &Words<'_>, i: usize) -> Option<(usize, String)> {
 
 /// A count written in digits or in words.
 fn number(word: &str) -> Option<i64> {
-    const WORDS: [&str; 21] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-    ];
     if !word.is_empty() && word.len() <= 9 && word.bytes().all(|b| b.is_ascii_digit()) {
         return word.parse().ok();
     }
-    if let Some(n) = WORDS.iter().position(|w| *w == word) {
+    if let Some(n) = NUMBER_WORDS.iter().position(|w| *w == word) {
         return i64::try_from(n).ok();
     }
     match word {
@@ -624,7 +837,15 @@ impl Day {
     }
 
     fn iso(self) -> String {
-        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        let digit = |n: u32| char::from(b'0' + u8::try_from(n % 10).unwrap_or(0));
+        let year = u32::try_from(self.year).unwrap_or(0);
+        let mut out = String::with_capacity(10);
+        out.extend([year / 1000, year / 100, year / 10, year].map(digit));
+        out.push('-');
+        out.extend([u32::from(self.month) / 10, u32::from(self.month)].map(digit));
+        out.push('-');
+        out.extend([u32::from(self.day) / 10, u32::from(self.day)].map(digit));
+        out
     }
 }
 
@@ -636,21 +857,7 @@ struct Period {
 }
 
 fn month_of(word: &str) -> Option<u8> {
-    const NAMES: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    let at = NAMES.iter().position(|name| {
+    let at = MONTH_NAMES.iter().position(|name| {
         *name == word
             || (word.len() >= 3 && name.starts_with(word) && (word.len() == 3 || word == "sept"))
     })?;

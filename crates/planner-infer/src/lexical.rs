@@ -10,7 +10,10 @@
 //! The param factor favours intents whose required params are available (or can be provided by
 //! another intent bindable from the available params), and intents that use an available param
 //! no chosen intent uses yet; a required param that nothing can provide costs a factor. One
-//! chosen intent means a single question; several mean a compound one.
+//! chosen intent means a single question; several mean a compound one. When no term of the
+//! question is distinctive and nothing qualifies, an intent may still be picked from a weaker
+//! gain if the question gives a param kind at most three intents require (the value says what
+//! the question is about).
 //!
 //! A word the normaliser does not know is corrected to the closest vocabulary stem (the
 //! thesaurus and this index's terms) within a small edit distance, deterministically, so
