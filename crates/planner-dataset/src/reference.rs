@@ -246,7 +246,7 @@ pub(crate) const FEDERAL_NAICS: &[(&str, u64)] = &[
 ];
 
 /// The 2022 six-digit NAICS codes with titles (Census, as published in owings1/naics).
-pub(crate) const NAICS_CSV: &str = include_str!("../data/naics2022.csv");
+pub(crate) const NAICS_CSV: &str = include_str!("../../../fixtures/registry/naics2022.csv");
 
 /// The parsed NAICS list: (code, title), in file order.
 pub(crate) fn naics_codes() -> Vec<(&'static str, &'static str)> {

@@ -55,7 +55,7 @@ static TRIE: LazyLock<Trie> = LazyLock::new(build);
 pub(crate) fn dictionary_words() -> Vec<String> {
     let mut words = vec!["dept".to_owned(), "us".to_owned(), "u".to_owned(), "s".to_owned()];
     words.extend(["united", "states", "department", "of", "the"].map(str::to_owned));
-    for &(name, aliases) in table::AGENCIES {
+    for (name, aliases) in table::AGENCIES.iter() {
         words.extend(split_words(name));
         for alias in aliases {
             words.extend(split_words(alias.trim_start_matches(['=', '^', '~'])));
@@ -73,7 +73,7 @@ fn split_words(text: &str) -> Vec<String> {
 
 fn build() -> Trie {
     let mut trie = Trie { terminal: vec![None], edges: FastMap::default(), starts: Vec::new() };
-    for (index, &(name, aliases)) in table::AGENCIES.iter().enumerate() {
+    for (index, (name, aliases)) in table::AGENCIES.iter().enumerate() {
         let index = u16::try_from(index).unwrap_or(u16::MAX);
         let mut spellings = vec![(split_words(name), Case::Any)];
         for alias in aliases {
