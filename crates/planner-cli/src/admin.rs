@@ -135,8 +135,12 @@ pub(crate) fn registry(command: RegistryCommand) -> ExitCode {
             };
             match crate::registry_from_file(&text, &file) {
                 Ok(registry) => {
+                    let kinds = match registry.kinds().len() {
+                        0 => String::new(),
+                        n => format!(", {n} declared kinds"),
+                    };
                     println!(
-                        "{origin}: ok ({} intents, {} params, {} planes)",
+                        "{origin}: ok ({} intents, {} params, {} planes{kinds})",
                         registry.len(),
                         registry.params().len(),
                         registry.planes().len()
