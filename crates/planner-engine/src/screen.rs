@@ -525,6 +525,10 @@ const _: () = assert!(PROTECTED.len() <= 64 && PROTECTED_WITH_PEOPLE.len() <= 64
 #[derive(Debug, Clone)]
 pub struct Screen {
     people: BTreeSet<String>,
+    /// Nouns a registry's planes declare for the people their rows are about (`people`): their
+    /// protected attributes are refused like anyone's, but ranking them (customers by spend)
+    /// is the business the plane exists for.
+    subjects: BTreeSet<String>,
     firms: BTreeSet<String>,
 }
 
@@ -533,6 +537,7 @@ impl Default for Screen {
     fn default() -> Screen {
         Screen {
             people: PEOPLE.iter().flat_map(|it| phrase_words(it)).map(str::to_owned).collect(),
+            subjects: BTreeSet::new(),
             firms: FIRMS.iter().chain(SET_ASIDE).map(|&it| it.to_owned()).collect(),
         }
     }
@@ -543,6 +548,11 @@ impl Screen {
     pub fn new(registry: &Registry) -> Screen {
         let mut screen = Screen::default();
         let mut firm_words = BTreeSet::new();
+        for plane in registry.planes() {
+            for noun in &plane.people {
+                screen.subjects.extend(word_forms(noun));
+            }
+        }
         for intent in registry.intents() {
             let IntentBody::Query(query) = &intent.body else { continue };
             let plane = registry.plane(query.plane);
@@ -566,6 +576,7 @@ impl Screen {
                 && !GENERIC_COLUMN_WORDS.contains(&word.as_str())
                 && !GENERIC_COLUMN_WORDS.contains(&word.trim_end_matches('s'))
                 && !screen.people.contains(word)
+                && !screen.subjects.contains(word)
         });
         screen.firms.extend(firm_words);
         screen
@@ -584,12 +595,16 @@ impl Screen {
         let firm = |word: &&str| self.firms.contains(*word);
         // A people noun followed closely by a firm word modifies it ("staff augmentation
         // vendors", "staffing firms"): the subject is the firm.
-        let people: Vec<bool> = (0..words.len())
-            .map(|at| {
-                self.people.contains(words[at]) && !words.iter().skip(at + 1).take(2).any(&firm)
-            })
-            .collect();
+        let subject = |at: usize, nouns: &BTreeSet<String>| {
+            nouns.contains(words[at]) && !words.iter().skip(at + 1).take(2).any(&firm)
+        };
+        // `ranked` holds the people nouns whose ranking is refused; `people` adds the plane
+        // subjects, whose protected attributes are.
+        let ranked: Vec<bool> = (0..words.len()).map(|at| subject(at, &self.people)).collect();
+        let people: Vec<bool> =
+            (0..words.len()).map(|at| ranked[at] || subject(at, &self.subjects)).collect();
         let about_people = people.contains(&true);
+        let about_ranked = ranked.contains(&true);
         let about_firms = words.iter().any(firm);
         // A protected word followed closely by a firm word, no person between, describes the
         // firm ("women-owned", "veteran set-asides", "disabled veteran businesses"), as does one
@@ -632,8 +647,8 @@ impl Screen {
                         .take(RANKED_WITHIN)
                         .find(|(position, word)| people[*position] || firm(word));
                     ranks_people |= match object {
-                        Some((position, _)) => people[position],
-                        None => about_people && !about_firms,
+                        Some((position, _)) => ranked[position],
+                        None => about_ranked && !about_firms,
                     };
                 }
             }
@@ -653,10 +668,10 @@ impl Screen {
         let qualifies_people = words.iter().enumerate().any(|(i, word)| {
             RANK_ADJECTIVES.contains(word)
                 && words.get(i + 1) != Some(&"secret")
-                && people.iter().skip(i + 1).take(4).any(|&it| it)
+                && ranked.iter().skip(i + 1).take(4).any(|&it| it)
         }) || words.windows(3).enumerate().any(|(i, w)| {
             RANK_ADJECTIVES.iter().any(|adjective| adjective.split_once(' ') == Some((w[0], w[1])))
-                && people[i + 2]
+                && ranked[i + 2]
         });
         qualifies_people.then_some(Refusal::RanksPeople)
     }
@@ -894,6 +909,45 @@ mod tests {
             assert!(screen.firms.contains(word), "{word}: {:?}", screen.firms);
         }
         assert!(screen.firms.is_disjoint(&screen.people));
+    }
+
+    #[test]
+    fn a_plane_names_the_people_its_rows_are_about() {
+        let text = r#"
+[registry]
+node_cap = 6
+default_k = 11
+allowed_schemas = ["shop"]
+
+[planes]
+shop = { tenant = false, schemas = ["shop"], people = ["customer"] }
+
+[params]
+
+[[intent]]
+name = "top_customers"
+description = "The customers who spent the most."
+plane = "shop"
+sql = "SELECT c.name, c.spent FROM shop.customer AS c ORDER BY c.spent DESC LIMIT 10"
+columns = [{ name = "name", type = "text" }, { name = "spent", type = "decimal" }]
+"#;
+        let registry = Registry::from_toml(text, "shop.toml").unwrap();
+        assert_eq!(registry.planes()[0].people, ["customer"]);
+        let screen = Screen::new(&registry);
+        let check = |question: &str| {
+            screen.check(question, &planner_extract::extract(question)).map(Refusal::label)
+        };
+        // Their protected attributes are refused, as anyone's ...
+        assert!(check("Which customers are over 65?").is_some());
+        assert!(check("List our customers by religion").is_some());
+        // ... but ranking them by what they buy is the plane's business.
+        assert_eq!(check("Top 10 customers by spend"), None);
+        // Without the declaration "customers" is a word of the registry's intents: a firm.
+        let plain =
+            Registry::from_toml(&text.replace(r#", people = ["customer"]"#, ""), "shop.toml")
+                .unwrap();
+        let question = "Which customers are over 65?";
+        assert_eq!(Screen::new(&plain).check(question, &planner_extract::extract(question)), None);
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub(crate) struct RawPlane {
     pub(crate) counts: bool,
     pub(crate) scope: Option<Spanned<String>>,
     pub(crate) schemas: Option<Spanned<Vec<Spanned<String>>>>,
+    #[serde(default)]
+    pub(crate) people: Vec<Spanned<String>>,
 }
 
 /// One `[params]` entry.

@@ -38,6 +38,7 @@
 //! | `counts` | bool, default `false` | counts only: every intent of the plane needs a `suppression` spec and runs through the suppressing executor |
 //! | `scope` | string, optional | the scope every intent of the plane needs (one of `registry.scopes`) |
 //! | `schemas` | array of strings, required | the schemas the plane's intents may read, each one of `registry.allowed_schemas`: a table or function of any other schema is rejected |
+//! | `people` | array of strings, default empty | nouns for the people the plane's rows are about (`customer`, `shopper`): the screen refuses questions about their protected attributes, as it does for count planes' counted columns |
 //!
 //! The executor runs each plane as a database role of its kind (see planner-exec's `Reader`),
 //! which holds SELECT on the matching schemas only: the same boundary, enforced a second time by

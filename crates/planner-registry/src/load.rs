@@ -406,12 +406,25 @@ fn validate_planes(raw: &RawFile, settings: &Settings, report: &mut Report<'_>) 
                 }
             }
         }
+        let mut people = Vec::new();
+        for noun in &plane_ref.people {
+            let words = crate::kinds::alias_words(noun.get_ref());
+            if words.is_empty() {
+                report.at(
+                    &noun.span(),
+                    format!("plane `{}`: a people noun has no word", name.get_ref()),
+                );
+            } else {
+                people.push(words.join(" "));
+            }
+        }
         planes.push(Plane {
             name: name.get_ref().clone(),
             tenant: plane_ref.tenant,
             counts: plane_ref.counts,
             scope: plane_ref.scope.as_ref().map(|s| s.get_ref().clone()),
             schemas,
+            people,
         });
     }
     planes

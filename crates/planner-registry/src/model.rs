@@ -117,6 +117,9 @@ pub struct Plane {
     /// The schemas its intents may read (lower case, each one of `allowed_schemas`): the guard
     /// rejects a table or function of any other schema.
     pub schemas: Vec<String>,
+    /// Nouns for the people its rows are about (`people`, lower case): the screen refuses
+    /// questions about their protected attributes.
+    pub people: Vec<String>,
 }
 
 /// A declared param (`[params]`).

@@ -154,5 +154,6 @@ fn the_retail_corpora_keep_their_scores() {
         assert!(figure("route_accuracy") >= route_floor, "{corpus}: {scores}");
         assert!((figure("args_exact") - 1.0).abs() < 1e-9, "{corpus}: {scores}");
         assert_eq!(scores["false_refusals"], 0, "{corpus}: {scores}");
+        assert!((figure("refusal_recall") - 1.0).abs() < 1e-9, "{corpus}: {scores}");
     }
 }

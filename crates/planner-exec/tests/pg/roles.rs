@@ -221,6 +221,7 @@ fn readers_follow_the_plane_kind() {
         counts,
         scope: None,
         schemas: vec!["market".to_owned()],
+        people: Vec::new(),
     };
     assert_eq!(Reader::for_plane(&plane(false, false)), Reader::Public);
     assert_eq!(Reader::for_plane(&plane(true, false)), Reader::Tenant);
