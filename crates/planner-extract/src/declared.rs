@@ -108,7 +108,7 @@ pub(crate) const NUMBER_WORDS: [&str; 21] = [
     "twenty",
 ];
 
-/// The months, by number less one.
+/// The months' names, lower case, by number less one.
 const MONTH_NAMES: [&str; 12] = [
     "january",
     "february",

@@ -203,7 +203,7 @@ pub(crate) fn validate(
             }
             None => name_text.replace('_', " "),
         };
-        let mut check = KindCheck { name: name_text, ty, problems, files };
+        let mut check = KindCheck { name: name_text, ty, whole: kind.span(), problems, files };
         check.allowed(raw);
         let body = match ty {
             KindType::Dictionary => {
@@ -290,6 +290,8 @@ pub(crate) fn validate(
 struct KindCheck<'p, 'f> {
     name: &'p str,
     ty: KindType,
+    /// Where the kind is declared: the place of a problem with no key of its own.
+    whole: std::ops::Range<usize>,
     problems: &'p mut Vec<Found>,
     files: Files<'f>,
 }
@@ -341,7 +343,7 @@ impl KindCheck<'_, '_> {
         let Some(raw) = raw else {
             if required {
                 self.problems.push((
-                    0..0,
+                    self.whole.clone(),
                     format!("kind `{}` of type {} needs `{key}`", self.name, self.ty.as_str()),
                 ));
             }
@@ -377,7 +379,7 @@ impl KindCheck<'_, '_> {
             }
             (None, None) => {
                 self.problems.push((
-                    0..0,
+                    self.whole.clone(),
                     format!(
                         "kind `{}` of type {} needs `values` or `csv`",
                         self.name,
@@ -426,7 +428,7 @@ impl KindCheck<'_, '_> {
             }
         }
         if written.is_empty() && raw.values.is_some() {
-            self.problems.push((0..0, format!("kind `{}` has no values", self.name)));
+            self.problems.push((self.whole.clone(), format!("kind `{}` has no values", self.name)));
         }
         let mut claimed: BTreeMap<Vec<String>, String> = BTreeMap::new();
         let mut entries: Vec<Entry> = Vec::new();
