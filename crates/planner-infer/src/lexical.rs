@@ -1,9 +1,11 @@
 //! The lexical proposer: the offline default. Deterministic, no model, no network.
 //!
 //! An index is built once from each intent's name, description, keywords and plane, all passed
-//! through the same [`Lexicon`] (stemming, stop words, a thesaurus of domain phrasings). Each
-//! term of an intent gets the weight `idf × field` (name 3, keyword 2, description 1 with BM25
-//! length normalisation, plane cue 0.6).
+//! through the same [`Lexicon`] (stemming, stop words, a thesaurus of domain phrasings, of
+//! which a registry hears only the entries whose concepts its own text speaks of). Each term of
+//! an intent gets the weight `idf × field` (name 3, keyword 2, description 1 with BM25 length
+//! normalisation, plane cue 0.6); a name or keyword term that a third of the intents' texts
+//! use is weighed by the idf of how few intents name it or list it, when that is higher.
 //!
 //! A question is answered by greedy cover: repeatedly take the intent that explains the most
 //! not-yet-explained question weight, scaled by a param factor, until nothing explains enough.
@@ -13,7 +15,9 @@
 //! chosen intent means a single question; several mean a compound one. When no term of the
 //! question is distinctive and nothing qualifies, an intent may still be picked from a weaker
 //! gain if the question gives a param kind at most three intents require (the value says what
-//! the question is about).
+//! the question is about); likewise for an ask with no distinctive term beside asks that pick.
+//! A name word that names one of the intent's own param kinds ("region" of `sales_by_region`)
+//! counts as mentioned when the question gives a value of that kind.
 //!
 //! A word the normaliser does not know is corrected to the closest vocabulary stem (the
 //! thesaurus and this index's terms) within a small edit distance, deterministically, so
@@ -47,6 +51,9 @@ const ANCHORED_GAIN: f32 = 1.0;
 const NEXT_SCORE: f32 = 2.5;
 /// A term decides a pick only when at most this many intents have it in their name or keywords.
 const DISTINCTIVE_DF: usize = 3;
+/// A term in at least one in this many intents' own text is common: as a name or keyword it is
+/// weighed by how few intents name it or list it.
+const COMMON_SHARE: f32 = 3.0;
 /// The factor per required param that neither the question nor a bindable provider supplies.
 const MISSING_FACTOR: f32 = 0.3;
 /// The factor when a required param can only come from a provider the question did not ask for.
@@ -88,6 +95,9 @@ struct Indexed {
     strong: Vec<bool>,
     /// The decisive term columns of the name, with their weights.
     name_terms: Vec<(usize, f32)>,
+    /// The name terms that name one of the intent's own param kinds ("region" of
+    /// `sales_by_region`): a value of that kind in the question mentions them.
+    valued: Vec<(usize, ParamKind)>,
     required: Vec<ParamKind>,
     optional: Vec<ParamKind>,
     provides: Vec<ParamKind>,
@@ -136,7 +146,17 @@ pub struct LexicalPick {
 impl LexicalProposer {
     /// Builds the index over `catalog`.
     pub fn new(catalog: &Catalog) -> LexicalProposer {
-        let mut lexicon = Lexicon::new();
+        let mut lexicon = Lexicon::for_registry(
+            catalog.cards().iter().flat_map(|card| {
+                [card.name.as_str(), card.description.as_str()]
+                    .into_iter()
+                    .chain(card.keywords.iter().map(String::as_str))
+                    .chain(plane_cues(&card.plane))
+            }),
+            catalog.cards().iter().flat_map(|card| {
+                card.name.split('_').chain(card.keywords.iter().map(String::as_str))
+            }),
+        );
         let mut fields: Vec<Vec<(String, Field)>> = Vec::new();
         let mut description_lengths = Vec::new();
         for card in catalog.cards() {
@@ -202,6 +222,10 @@ impl LexicalProposer {
                 && (1..=DISTINCTIVE_DF).contains(&strong_frequency[column]);
         }
         let count = fields.len() as f32;
+        let idf_of = |df: usize| {
+            let df = df.max(1) as f32;
+            (1.0 + (count - df + 0.5) / (df + 0.5)).ln()
+        };
         let mean_length = description_lengths.iter().sum::<usize>() as f32
             / description_lengths.len().max(1) as f32;
         let intents: Vec<Indexed> = catalog
@@ -211,32 +235,57 @@ impl LexicalProposer {
             .zip(&description_lengths)
             .map(|((card, entries), &length)| {
                 let mut weights = vec![0.0f32; terms.len()];
+                // The weights by the plain idf: what the name coverage is measured in.
+                let mut plain = vec![0.0f32; terms.len()];
                 let mut strong = vec![false; terms.len()];
                 let norm = 1.0 - LENGTH_B + LENGTH_B * length as f32 / mean_length.max(1.0);
                 let mut name_columns = BTreeSet::new();
                 for (term, field) in entries {
                     let column = terms[term];
-                    let df = document_frequency[column].max(1) as f32;
-                    let idf = (1.0 + (count - df + 0.5) / (df + 0.5)).ln();
-                    let weight = match field {
+                    let idf = idf_of(document_frequency[column]);
+                    let field_weight = match field {
                         Field::Name => NAME_WEIGHT,
                         Field::Keyword => KEYWORD_WEIGHT,
                         Field::Description => DESCRIPTION_WEIGHT / norm,
                         Field::Plane => PLANE_WEIGHT,
                     };
-                    weights[column] = weights[column].max(idf * weight);
-                    strong[column] |= matches!(field, Field::Name | Field::Keyword);
+                    // A name or keyword term that many descriptions also use is weighed by how
+                    // few intents name it or list it: "revenue" in a third of the descriptions
+                    // still says which intent a question wants when only two list it.
+                    let strong_field = matches!(field, Field::Name | Field::Keyword);
+                    let boosted = if strong_field
+                        && COMMON_SHARE * document_frequency[column] as f32 >= count
+                    {
+                        idf.max(idf_of(strong_frequency[column]))
+                    } else {
+                        idf
+                    };
+                    weights[column] = weights[column].max(boosted * field_weight);
+                    plain[column] = plain[column].max(idf * field_weight);
+                    strong[column] |= strong_field;
                     if *field == Field::Name && decisive[column] {
                         name_columns.insert(column);
                     }
                 }
+                let mut valued = Vec::new();
+                for &kind in card.required.iter().chain(&card.optional) {
+                    for term in lexicon.terms(&kind.as_str().replace('_', " "), &[], &[]) {
+                        if let Some(&column) = terms.get(term.as_ref())
+                            && name_columns.contains(&column)
+                            && !valued.contains(&(column, kind))
+                        {
+                            valued.push((column, kind));
+                        }
+                    }
+                }
                 let name_terms =
-                    name_columns.into_iter().map(|column| (column, weights[column])).collect();
+                    name_columns.into_iter().map(|column| (column, plain[column])).collect();
                 Indexed {
                     name: card.name.clone(),
                     weights,
                     strong,
                     name_terms,
+                    valued,
                     required: card.required.clone(),
                     optional: card.optional.clone(),
                     provides: card.provides.clone(),
@@ -301,6 +350,21 @@ impl LexicalProposer {
         let decisive = segments.iter().any(|s| s.columns.iter().any(|&c| self.decisive[c]));
         if asks.is_empty() && !decisive {
             asks = pick(true);
+        } else if !asks.is_empty() {
+            // An ask with no decisive term of its own, beside others that pick: a distinctive
+            // param of the question may decide it.
+            for (position, segment) in segments.iter().enumerate() {
+                if segment.context
+                    || asks.iter().any(|ask| ask.3 == position)
+                    || segment.columns.iter().any(|&c| self.decisive[c])
+                {
+                    continue;
+                }
+                if let Some((index, score)) = self.best(&segment.columns, available, &factors, true)
+                {
+                    asks.push((index, score, segment.context, position));
+                }
+            }
         }
         // Each segment's best intent, by the segment's start.
         let best: Vec<(usize, usize)> =
@@ -536,7 +600,13 @@ impl LexicalProposer {
             let named: f32 = intent
                 .name_terms
                 .iter()
-                .filter(|(column, _)| columns.contains(column))
+                .filter(|(column, _)| {
+                    columns.contains(column)
+                        || intent
+                            .valued
+                            .iter()
+                            .any(|&(named, kind)| named == *column && available.contains(&kind))
+                })
                 .map(|(_, weight)| weight)
                 .sum();
             let coverage = if total > 0.0 { named / total } else { 1.0 };

@@ -141,18 +141,22 @@ fn eval(corpus: &str) -> Value {
 }
 
 /// The floors are the scores measured on the corpora (fixtures/domains/retail/README.md): a
-/// regression gate, not the targets, which are higher.
+/// regression gate, not the targets, which are higher. `first-sight-2.jsonl` is the blind
+/// corpus; `dev.jsonl` and `dev-seen.jsonl` (the first blind corpus, whose scores were read
+/// while changing the proposer) are development corpora.
 #[test]
 fn the_retail_corpora_keep_their_scores() {
-    for (corpus, intent_floor, route_floor) in
-        [("first-sight.jsonl", 0.67, 0.68), ("dev.jsonl", 0.70, 0.70)]
-    {
+    for (corpus, intent_floor, route_floor, args_floor) in [
+        ("first-sight-2.jsonl", 0.72, 0.78, 0.97),
+        ("dev-seen.jsonl", 0.80, 0.81, 1.0),
+        ("dev.jsonl", 0.88, 0.87, 1.0),
+    ] {
         let scores = eval(corpus);
         let figure = |key: &str| scores[key].as_f64().unwrap();
         assert!(scores["total"].as_u64().unwrap() >= 24, "{corpus}: {scores}");
         assert!(figure("intent_set_exact") >= intent_floor, "{corpus}: {scores}");
         assert!(figure("route_accuracy") >= route_floor, "{corpus}: {scores}");
-        assert!((figure("args_exact") - 1.0).abs() < 1e-9, "{corpus}: {scores}");
+        assert!(figure("args_exact") >= args_floor, "{corpus}: {scores}");
         assert_eq!(scores["false_refusals"], 0, "{corpus}: {scores}");
         assert!((figure("refusal_recall") - 1.0).abs() < 1e-9, "{corpus}: {scores}");
     }

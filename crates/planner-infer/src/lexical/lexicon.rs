@@ -3,8 +3,11 @@
 //!
 //! The thesaurus speaks the reference domain (federal capture and a cleared bench); its concept
 //! words are the words registry names and descriptions use (`incumbent`, `recompete`, `spend`,
-//! `partner`, `bench`...). Registry text goes through the same normalisation, so a registry in
-//! another domain still matches on its own words.
+//! `partner`, `bench`...). Registry text goes through the same normalisation, and an entry
+//! applies only for a registry whose own text says one of its concept words, so a registry in
+//! another domain matches on its own words ("customer" is not folded into "agency" for a shop).
+//! Time and data words (`last`, `month`, `recent`...) are unheard unless an intent is named
+//! with one or lists one alone as a keyword.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -556,6 +559,13 @@ const STOP_WORDS: &[&str] = &[
     "same",
     "under",
     "per",
+];
+
+/// Words of time and data that say nothing of which intent a question wants in most
+/// registries (the window and the codes are params): unheard like stop words, unless an intent
+/// of the registry is named with one or lists one alone as a keyword (`recent_sales_trend`,
+/// "lately").
+const CONTEXT_WORDS: &[&str] = &[
     "last",
     "past",
     "month",
@@ -590,9 +600,62 @@ pub(crate) struct Lexicon {
 }
 
 impl Lexicon {
+    /// The whole thesaurus: every entry applies.
+    #[cfg(test)]
     pub(crate) fn new() -> Lexicon {
+        Lexicon::with_entries(THESAURUS.iter(), &[])
+    }
+
+    /// The lexicon for a registry whose own words (names, keywords, descriptions) are
+    /// `texts`: a thesaurus entry applies only where the registry says one of its concept
+    /// words itself, plainly, so that a phrasing is folded into a concept only for a registry
+    /// that speaks of that concept. Connectives and dropped phrases always apply. A registry
+    /// in another domain keeps its own words ("customer" stays "customer" where no intent
+    /// speaks of an agency).
+    ///
+    /// `own` are the registry's names and keywords: a context word among them that stands
+    /// alone (a name's word, a one-word keyword) is heard.
+    pub(crate) fn for_registry<'a>(
+        texts: impl IntoIterator<Item = &'a str>,
+        own: impl IntoIterator<Item = &'a str>,
+    ) -> Lexicon {
+        let mut spoken: Vec<String> = texts
+            .into_iter()
+            .flat_map(words)
+            .map(|(word, _)| word)
+            .flat_map(|word| {
+                let stemmed = stem(&word);
+                [word, stemmed]
+            })
+            .collect();
+        spoken.sort_unstable();
+        spoken.dedup();
+        let says = |concept: &str| {
+            spoken.binary_search_by(|it| it.as_str().cmp(concept)).is_ok()
+                || spoken.binary_search(&stem(concept)).is_ok()
+        };
+        let heard: Vec<String> = own
+            .into_iter()
+            .map(words)
+            .filter(|it| it.len() == 1)
+            .flatten()
+            .map(|(word, _)| stem(&word))
+            .collect();
+        let entries = THESAURUS.iter().filter(|(_, concepts)| {
+            concepts.is_empty()
+                || concepts.first() == Some(&SPLIT)
+                || concepts.iter().any(|c| says(c))
+        });
+        Lexicon::with_entries(entries, &heard)
+    }
+
+    fn with_entries<'a>(
+        entries: impl Iterator<Item = &'a (&'static str, &'static [&'static str])>,
+        heard: &[String],
+    ) -> Lexicon {
+        let kept: Vec<&(&'static str, &'static [&'static str])> = entries.collect();
         let mut phrases: HashMap<String, Vec<Phrase>> = HashMap::new();
-        for &(surface, concepts) in THESAURUS {
+        for &&(surface, concepts) in &kept {
             let stems: Vec<String> =
                 words(surface).into_iter().map(|(word, _)| stem(&word)).collect();
             if let Some(first) = stems.first() {
@@ -603,10 +666,11 @@ impl Lexicon {
             }
         }
         let mut stop: Vec<&'static str> = STOP_WORDS.to_vec();
+        stop.extend(CONTEXT_WORDS.iter().filter(|word| !heard.iter().any(|it| it == *word)));
         stop.sort_unstable();
         stop.dedup();
         let mut lexicon = Lexicon { phrases, stop, vocabulary: HashMap::new() };
-        let stems: Vec<String> = THESAURUS
+        let stems: Vec<String> = kept
             .iter()
             .flat_map(|(surface, _)| words(surface))
             .map(|(word, _)| stem(&word))
@@ -962,6 +1026,36 @@ mod tests {
                 Some(FOREIGN)
             );
         }
+    }
+
+    #[test]
+    fn a_registry_hears_only_the_concepts_it_speaks_of() {
+        // The reference thesaurus folds "customer" into "agency": not for a registry that
+        // never speaks of an agency.
+        let shop = Lexicon::for_registry(
+            ["top customers", "Customers who spent the most over a period."],
+            ["top customers"],
+        );
+        assert_eq!(shop.terms("biggest customers", &[], &[]), ["top", "customer"]);
+        let capture = Lexicon::for_registry(["Awards of one agency", "top vendors"], ["top"]);
+        assert_eq!(capture.terms("biggest customers", &[], &[]), ["top", "agency"]);
+        // Connectives split whatever the registry says.
+        assert_eq!(shop.terms("orders and refunds", &[], &[]), ["order", "|", "refund"]);
+    }
+
+    #[test]
+    fn context_words_are_heard_where_an_intent_is_named_with_them() {
+        let text = "recent sales lately";
+        assert_eq!(Lexicon::new().terms(text, &[], &[]), ["sale"]);
+        let shop = Lexicon::for_registry(
+            ["recent_sales_trend", "Daily sales over the last days."],
+            ["recent", "sales", "trend", "lately", "last days"],
+        );
+        // "last" stands in a two-word keyword only: still unheard.
+        assert_eq!(
+            shop.terms("recent sales lately, last week", &[], &[]),
+            ["recent", "sale", "lately", "|."]
+        );
     }
 
     #[test]
