@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use planner_registry::{IntentBody, IntentId, ParamId, ParamKind, Registry, Value};
+use planner_registry::{IntentBody, IntentId, ParamId, ParamKind, Registry, Requirement, Value};
 
 use crate::bind::bind_one;
 use crate::plan::{
@@ -280,7 +280,10 @@ fn try_edges(
 }
 
 /// Adds the one registry intent that could provide a param some unbound node lacks, when
-/// there is exactly one such intent. Returns whether a node was added.
+/// there is exactly one such intent. Returns whether a node was added. A provider is added on
+/// its own only when it needs a value the question gives (a required param): one with defaults
+/// alone would supply whatever its defaults pick (the top customers of all time), which the
+/// question did not ask for, so the user is asked instead.
 fn add_provider(
     registry: &Registry,
     inputs: &Inputs<'_>,
@@ -316,6 +319,11 @@ fn add_provider(
                         .params
                         .iter()
                         .all(|p| bind_one(registry, p, inputs.available).is_some())
+                    && registry
+                        .intent(id)
+                        .params
+                        .iter()
+                        .any(|p| p.requirement == Requirement::Required)
             });
             if let (Some(only), None) = (could.next(), could.next()) {
                 let added = candidate(registry, inputs, only, NodeOrigin::Provider, declared);

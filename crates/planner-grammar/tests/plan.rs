@@ -393,3 +393,100 @@ fn values_outside_a_param_enum_are_not_bound() {
         }),
     );
 }
+
+/// A registry where the only provider of `uei` takes nothing but a defaulted window.
+const DEFAULTS_ONLY: &str = r#"
+[registry]
+node_cap = 6
+default_k = 11
+allowed_schemas = ["market"]
+scopes = []
+
+[planes]
+market = { tenant = false, schemas = ["market"] }
+
+[params]
+uei = { kind = "uei" }
+naics = { kind = "naics" }
+window_months = { kind = "months" }
+
+[[intent]]
+name = "top_vendors"
+description = "Top vendors by obligations over the last months."
+keywords = ["top vendors"]
+plane = "market"
+params = [{ name = "window_months", default = 12, min = 1, max = 60 }]
+sql = """
+SELECT a.vendor_uei AS uei, sum(a.obligated) AS obligations
+FROM market.awards AS a
+WHERE a.signed_on >= current_date - make_interval(months => $1::int)
+GROUP BY a.vendor_uei
+ORDER BY obligations DESC, a.vendor_uei
+LIMIT 10
+"""
+columns = [
+  { name = "uei", type = "text", provides = "uei" },
+  { name = "obligations", type = "decimal" },
+]
+
+[[intent]]
+name = "naics_vendors"
+description = "Top vendors by obligations in one NAICS code."
+keywords = ["naics vendors"]
+plane = "market"
+params = [{ name = "naics" }]
+sql = """
+SELECT a.vendor_uei AS uei, sum(a.obligated) AS obligations
+FROM market.awards AS a
+WHERE a.naics = $1::text
+GROUP BY a.vendor_uei
+ORDER BY obligations DESC, a.vendor_uei
+LIMIT 10
+"""
+columns = [
+  { name = "uei", type = "text", provides = "uei" },
+  { name = "obligations", type = "decimal" },
+]
+
+[[intent]]
+name = "vendor_awards"
+description = "Awards of one vendor."
+keywords = ["awards"]
+plane = "market"
+params = [{ name = "uei" }]
+sql = """
+SELECT a.piid, a.obligated FROM market.awards AS a WHERE a.vendor_uei = $1::text ORDER BY a.piid
+"""
+columns = [
+  { name = "piid", type = "text" },
+  { name = "obligated", type = "decimal" },
+]
+"#;
+
+#[test]
+fn a_provider_joins_on_its_own_only_with_a_value_the_question_gives() {
+    let registry = match Registry::from_toml(DEFAULTS_ONLY, "defaults-only.toml") {
+        Ok(registry) => registry,
+        Err(err) => panic!("{err}"),
+    };
+    // Nothing in the question: `top_vendors` could run on its defaults, but it would pick
+    // vendors the question never asked about, so nothing is added and the uei stays missing.
+    let alone = run(&registry, &["vendor_awards"], &[], &[]);
+    assert!(alone.plan.nodes.is_empty(), "{:?}", alone.plan);
+    assert_eq!(
+        json!(dropped_view(&registry, &alone.dropped)),
+        json!([{"intent": "vendor_awards", "reason": "unbindable: uei"}])
+    );
+    // A NAICS code in the question: `naics_vendors` needs it, and is the one bindable provider.
+    let with_naics = run(&registry, &["vendor_awards"], &[(ParamKind::Naics, text("541512"))], &[]);
+    let nodes: Vec<(&str, NodeOrigin)> = with_naics
+        .plan
+        .nodes
+        .iter()
+        .map(|node| (registry.intent(node.intent).name.as_str(), node.origin))
+        .collect();
+    assert_eq!(
+        nodes,
+        [("naics_vendors", NodeOrigin::Provider), ("vendor_awards", NodeOrigin::Proposed)]
+    );
+}
