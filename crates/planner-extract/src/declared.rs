@@ -145,22 +145,31 @@ const NO_WORD: u32 = u32::MAX;
 struct Words<'a> {
     text: &'a str,
     words: Vec<Word>,
-    /// Every word's lower-case form, one after the other: one allocation for the question.
+    /// Every word's lower-case form: one allocation for the question.
     lower_text: String,
+    /// Where a char that may open a quote stands (`"`, `'`, “, ‘, «), in order.
+    quotes: Vec<usize>,
 }
 
 impl<'a> Words<'a> {
     fn new(text: &'a str, table: &WordTable) -> Words<'a> {
+        if text.is_ascii() && u32::try_from(text.len()).is_ok() {
+            return Words::new_ascii(text, table);
+        }
         let bytes = text.as_bytes();
         let mut out = Words {
             text,
             words: Vec::with_capacity(text.len() / 5 + 1),
             lower_text: String::with_capacity(text.len()),
+            quotes: Vec::new(),
         };
         let mut i = 0;
         while i < bytes.len() {
             let (alnum, len) = char_class(text, i);
             if !alnum {
+                if text.get(i..).and_then(|rest| rest.chars().next()).and_then(closes).is_some() {
+                    out.quotes.push(i);
+                }
                 i += len;
                 continue;
             }
@@ -178,6 +187,40 @@ impl<'a> Words<'a> {
             out.push(start, i, ascii, table);
         }
         out
+    }
+
+    /// [`Words::new`] for an ASCII text: lower-cased once as a whole, so each word's lower-case
+    /// form lies at the same bytes as the word.
+    fn new_ascii(text: &'a str, table: &WordTable) -> Words<'a> {
+        let lower_text = text.to_ascii_lowercase();
+        let bytes = lower_text.as_bytes();
+        let mut words = Vec::with_capacity(text.len() / 5 + 1);
+        let mut quotes = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_alphanumeric() {
+                if matches!(bytes[i], b'"' | b'\'') {
+                    quotes.push(i);
+                }
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                i += 1;
+            }
+            let word = &bytes[start..i];
+            let id = if word.len() <= 16 {
+                table.packed_id(pack_bytes(word))
+            } else {
+                table.id(&lower_text[start..i])
+            };
+            let flags = table.flags(id) | time_shape(word);
+            let lower =
+                (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(i).unwrap_or(u32::MAX));
+            words.push(Word { start, end: i, lower, id, flags });
+        }
+        Words { text, words, lower_text, quotes }
     }
 
     fn push(&mut self, start: usize, end: usize, ascii: bool, table: &WordTable) {
@@ -198,12 +241,7 @@ impl<'a> Words<'a> {
         };
         let to = self.lower_text.len();
         let lower = &self.lower_text[from..to];
-        let bytes = lower.as_bytes();
-        let numeric = bytes.first().is_some_and(u8::is_ascii_digit);
-        let prefixed_year = bytes.len() > 2
-            && matches!(&bytes[..2], b"fy" | b"cy")
-            && bytes[2..].iter().all(u8::is_ascii_digit);
-        let flags = table.flags(id) | if numeric || prefixed_year { TIME } else { 0 };
+        let flags = table.flags(id) | time_shape(lower.as_bytes());
         let range =
             (u32::try_from(from).unwrap_or(u32::MAX), u32::try_from(to).unwrap_or(u32::MAX));
         self.words.push(Word { start, end, lower: range, id, flags });
@@ -263,6 +301,15 @@ impl<'a> Words<'a> {
         let after = self.text[last.end..].chars().next();
         before.zip(after).is_some_and(|(b, a)| closes(b) == Some(a))
     }
+}
+
+/// [`TIME`] for a lower-case word that is a number or a year after `fy` or `cy` ("fy2025").
+fn time_shape(word: &[u8]) -> u8 {
+    let numeric = word.first().is_some_and(u8::is_ascii_digit);
+    let prefixed_year = word.len() > 2
+        && matches!(&word[..2], b"fy" | b"cy")
+        && word[2..].iter().all(u8::is_ascii_digit);
+    if numeric || prefixed_year { TIME } else { 0 }
 }
 
 /// Whether the char at byte `at` (a char boundary) is alphanumeric, and its length in bytes.
@@ -758,7 +805,11 @@ impl Declared {
                 .get(i)
                 .is_some_and(|w| !taken.iter().any(|t| t.start < w.end && w.start < t.end))
         };
-        candidates.retain(|c| (c.from..c.to).all(free));
+        if taken.is_empty() {
+            candidates.retain(|c| c.from >= c.to || c.to <= words.len());
+        } else {
+            candidates.retain(|c| (c.from..c.to).all(free));
+        }
         candidates.sort_by_key(|c| (c.from, std::cmp::Reverse(c.to), c.matcher));
         let mut next = 0;
         for candidate in candidates {
@@ -994,6 +1045,10 @@ fn number(word: &str) -> Option<i64> {
     if !word.is_empty() && word.len() <= 9 && word.bytes().all(|b| b.is_ascii_digit()) {
         return word.parse().ok();
     }
+    // Every number word has 3 to 9 letters.
+    if !(3..=9).contains(&word.len()) {
+        return None;
+    }
     if let Some(n) = NUMBER_WORDS.iter().position(|w| *w == word) {
         return i64::try_from(n).ok();
     }
@@ -1176,6 +1231,9 @@ fn day_at(words: &Words<'_>, i: usize) -> Option<(usize, Period)> {
 
 /// "14", "14th", "1st".
 fn small_day(word: &str) -> Option<u8> {
+    if !word.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
     let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let suffix = &word[digits.len()..];
     if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") || digits.is_empty() || digits.len() > 2 {
@@ -1187,6 +1245,10 @@ fn small_day(word: &str) -> Option<u8> {
 /// "FY2025", "FY 2025", "FY25" (fiscal), "CY2024" (calendar): the year and whether fiscal.
 fn prefixed_year(words: &Words<'_>, i: usize) -> Option<(usize, i32, bool)> {
     let word = words.lower(i);
+    // "fy", "cy", "fiscal", "calendar".
+    if !matches!(word.as_bytes().first(), Some(b'f' | b'c')) {
+        return None;
+    }
     for (prefix, fiscal) in [("fy", true), ("cy", false)] {
         if let Some(rest) = word.strip_prefix(prefix) {
             if rest.is_empty() {
@@ -1229,6 +1291,11 @@ fn quarter_of(word: &str) -> Option<u8> {
 
 /// One time expression at word `i`, with whether it stands on its own (a bare year does not).
 fn period_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period, bool)> {
+    // Every time expression starts with a number, a month, a quarter or a year word, all of
+    // them marked as words that may start a time.
+    if words.words.get(i).is_none_or(|w| w.flags & TIME == 0) {
+        return None;
+    }
     let fiscal_year = |year: i32| {
         let end = Day::first(year, fy_start);
         let end = if fy_start == 1 { Day::first(year + 1, 1) } else { end };
@@ -1350,20 +1417,14 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
 /// and the trimmed text's bytes.
 fn quoted_texts(words: &Words<'_>, max_len: usize, push: &mut impl FnMut(usize, usize, Pending)) {
     let text = words.text;
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        // Every opening quote is `"`, `'`, or starts with one of these two bytes (“ ‘ «); none
-        // of them is a continuation byte, so the scan stops only at char boundaries.
-        if !matches!(bytes[at], b'"' | b'\'' | 0xC2 | 0xE2) {
-            at += 1;
+    // Chars past this byte are outside the last quote read.
+    let mut next = 0;
+    for &at in &words.quotes {
+        if at < next {
             continue;
         }
         let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else { break };
-        let Some(inner_end) = quote_at(text, at, c) else {
-            at += 1;
-            continue;
-        };
+        let Some(inner_end) = quote_at(text, at, c) else { continue };
         let inner_start = at + c.len_utf8();
         let inner = &text[inner_start..inner_end];
         let trimmed = inner.trim();
@@ -1375,7 +1436,7 @@ fn quoted_texts(words: &Words<'_>, max_len: usize, push: &mut impl FnMut(usize, 
             let start = inner_start + (inner.len() - inner.trim_start().len());
             push(from, to, Pending::Text { start, end: start + trimmed.len() });
         }
-        at = inner_end + 1;
+        next = inner_end + 1;
     }
 }
 

@@ -286,7 +286,7 @@ impl Extractor {
         let declared = &out.params[builtin_params..];
         for mention in declared {
             let first = declared.iter().find(|m| m.kind == mention.kind);
-            if first.is_some_and(|f| f.value != mention.value) {
+            if first.is_some_and(|f| !std::ptr::eq(f, mention) && f.value != mention.value) {
                 out.ambiguous.insert(mention.kind);
             }
         }

@@ -13,7 +13,7 @@ use crate::extraction::{Diagnostic, Mention, Problem, Span};
 
 /// The words of `text`, one char at a time.
 pub(super) fn words<'a>(declared: &Declared, text: &'a str) -> Words<'a> {
-    let mut out = Words { text, words: Vec::new(), lower_text: String::new() };
+    let mut out = Words { text, words: Vec::new(), lower_text: String::new(), quotes: Vec::new() };
     let mut start = None;
     for (at, c) in text.char_indices().chain([(text.len(), ' ')]) {
         match (c.is_alphanumeric() && at < text.len(), start) {
