@@ -1,17 +1,27 @@
 //! Extractors for the kinds a registry file declares (`[kinds]`): one generic matcher per type,
 //! compiled once from the declarations into word tables, then run over a question's words.
 //!
-//! Every matcher proposes candidates (a run of words, a kind, a canonical value); the question
-//! is then read left to right, taking at each word the longest candidate (ties go to the
-//! earlier type in [`KindType::ALL`] order, then to the kind declared first), so no byte
-//! belongs to two params. Words an identifier of a built-in kind owns are not read.
+//! The question is split into words once; each word's id comes from an open-addressed table of
+//! the declared words ([`PackedTable`], as the built-in vocabulary). One pass over the words
+//! asks, at each word, only the matchers that may start there: a bit per matcher and word id
+//! (dictionary and list aliases, context and cue words), the time matchers at words that may
+//! start a time, the code and UUID matchers at words of the length their shape requires; the
+//! quoted-text matchers read the text once. Each match is a candidate (a run of words, a kind,
+//! the makings of its value); the question is then read left to right, taking at each word the
+//! longest candidate (ties go to the earlier type in [`KindType::ALL`] order, then to the kind
+//! declared first), so no byte belongs to two params, and only the candidates taken get their
+//! canonical value built. Words an identifier of a built-in kind owns are not read.
+//! `reference.rs` (tests) keeps the straightforward path, every matcher at every word, which
+//! a property test holds this one to.
+
+use std::collections::BTreeMap;
 
 use planner_registry::{
     CaseRule, DurationUnit, Entry, KindBody, KindSpec, KindType, ParamKind, Value, shape_matches,
 };
 
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
-use crate::vocab::FastMap;
+use crate::vocab::{FastMap, PackedTable, pack_bytes};
 
 /// One word of the question: a run of letters and digits, with its lower-case form (a range of
 /// [`Words::lower_text`]) and its id in the compiled word table.
@@ -124,6 +134,10 @@ const MONTH_NAMES: [&str; 12] = [
     "december",
 ];
 
+/// How an open start and an open end of a date range are written.
+const OPEN_START: &str = "-infinity";
+const OPEN_END: &str = "infinity";
+
 /// The id of a word no declared kind names.
 const NO_WORD: u32 = u32::MAX;
 
@@ -131,57 +145,106 @@ const NO_WORD: u32 = u32::MAX;
 struct Words<'a> {
     text: &'a str,
     words: Vec<Word>,
-    /// Every word's lower-case form, one after the other: one allocation for the question.
+    /// Every word's lower-case form: one allocation for the question.
     lower_text: String,
+    /// Where a char that may open a quote stands (`"`, `'`, “, ‘, «), in order.
+    quotes: Vec<usize>,
 }
 
 impl<'a> Words<'a> {
     fn new(text: &'a str, table: &WordTable) -> Words<'a> {
-        let mut out =
-            Words { text, words: Vec::with_capacity(text.len() / 5), lower_text: String::new() };
-        out.lower_text.reserve(text.len());
-        let mut start = None;
-        for (at, c) in text.char_indices() {
-            match (c.is_alphanumeric(), start) {
-                (true, None) => start = Some(at),
-                (false, Some(from)) => {
-                    out.push(from, at, table);
-                    start = None;
-                }
-                _ => {}
-            }
+        if text.is_ascii() && u32::try_from(text.len()).is_ok() {
+            return Words::new_ascii(text, table);
         }
-        if let Some(from) = start {
-            out.push(from, text.len(), table);
+        let bytes = text.as_bytes();
+        let mut out = Words {
+            text,
+            words: Vec::with_capacity(text.len() / 5 + 1),
+            lower_text: String::with_capacity(text.len()),
+            quotes: Vec::new(),
+        };
+        let mut i = 0;
+        while i < bytes.len() {
+            let (alnum, len) = char_class(text, i);
+            if !alnum {
+                if text.get(i..).and_then(|rest| rest.chars().next()).and_then(closes).is_some() {
+                    out.quotes.push(i);
+                }
+                i += len;
+                continue;
+            }
+            let start = i;
+            let mut ascii = len == 1;
+            i += len;
+            while i < bytes.len() {
+                let (alnum, len) = char_class(text, i);
+                if !alnum {
+                    break;
+                }
+                ascii &= len == 1;
+                i += len;
+            }
+            out.push(start, i, ascii, table);
         }
         out
     }
 
-    fn push(&mut self, start: usize, end: usize, table: &WordTable) {
+    /// [`Words::new`] for an ASCII text: lower-cased once as a whole, so each word's lower-case
+    /// form lies at the same bytes as the word.
+    fn new_ascii(text: &'a str, table: &WordTable) -> Words<'a> {
+        let lower_text = text.to_ascii_lowercase();
+        let bytes = lower_text.as_bytes();
+        let mut words = Vec::with_capacity(text.len() / 5 + 1);
+        let mut quotes = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_alphanumeric() {
+                if matches!(bytes[i], b'"' | b'\'') {
+                    quotes.push(i);
+                }
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                i += 1;
+            }
+            let word = &bytes[start..i];
+            let id = if word.len() <= 16 {
+                table.packed_id(pack_bytes(word))
+            } else {
+                table.id(&lower_text[start..i])
+            };
+            let flags = table.flags(id) | time_shape(word);
+            let lower =
+                (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(i).unwrap_or(u32::MAX));
+            words.push(Word { start, end: i, lower, id, flags });
+        }
+        Words { text, words, lower_text, quotes }
+    }
+
+    fn push(&mut self, start: usize, end: usize, ascii: bool, table: &WordTable) {
         let from = self.lower_text.len();
         let raw = &self.text[start..end];
-        if raw.is_ascii() {
-            self.lower_text.extend(raw.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        let id = if ascii {
+            self.lower_text.push_str(raw);
+            let lower = &mut self.lower_text[from..];
+            lower.make_ascii_lowercase();
+            if lower.len() <= 16 {
+                table.packed_id(pack_bytes(lower.as_bytes()))
+            } else {
+                table.id(lower)
+            }
         } else {
             self.lower_text.extend(raw.chars().flat_map(char::to_lowercase));
-        }
+            table.id(&self.lower_text[from..])
+        };
         let to = self.lower_text.len();
         let lower = &self.lower_text[from..to];
-        let id = table.id(lower);
-        let bytes = lower.as_bytes();
-        let numeric = bytes.first().is_some_and(u8::is_ascii_digit);
-        let prefixed_year = bytes.len() > 2
-            && matches!(&bytes[..2], b"fy" | b"cy")
-            && bytes[2..].iter().all(u8::is_ascii_digit);
-        let flags = table.flags(id) | if numeric || prefixed_year { TIME } else { 0 };
+        let flags = table.flags(id) | time_shape(lower.as_bytes());
         let range =
             (u32::try_from(from).unwrap_or(u32::MAX), u32::try_from(to).unwrap_or(u32::MAX));
         self.words.push(Word { start, end, lower: range, id, flags });
-    }
-
-    /// Whether word `i` may start a time expression.
-    fn timely(&self, i: usize) -> bool {
-        self.words.get(i).is_some_and(|w| w.flags & TIME != 0)
     }
 
     fn id(&self, i: usize) -> u32 {
@@ -240,6 +303,27 @@ impl<'a> Words<'a> {
     }
 }
 
+/// [`TIME`] for a lower-case word that is a number or a year after `fy` or `cy` ("fy2025").
+fn time_shape(word: &[u8]) -> u8 {
+    let numeric = word.first().is_some_and(u8::is_ascii_digit);
+    let prefixed_year = word.len() > 2
+        && matches!(&word[..2], b"fy" | b"cy")
+        && word[2..].iter().all(u8::is_ascii_digit);
+    if numeric || prefixed_year { TIME } else { 0 }
+}
+
+/// Whether the char at byte `at` (a char boundary) is alphanumeric, and its length in bytes.
+fn char_class(text: &str, at: usize) -> (bool, usize) {
+    match text.as_bytes().get(at) {
+        Some(&b) if b < 0x80 => (b.is_ascii_alphanumeric(), 1),
+        Some(_) => text
+            .get(at..)
+            .and_then(|rest| rest.chars().next())
+            .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8())),
+        None => (false, 1),
+    }
+}
+
 /// The closing quote of an opening one.
 fn closes(open: char) -> Option<char> {
     match open {
@@ -253,11 +337,26 @@ fn closes(open: char) -> Option<char> {
 }
 
 /// Every word the declared kinds' aliases, cues and context words use, with a dense id.
+///
+/// Words of ASCII letters and digits up to 16 bytes, the ones a question's ASCII words can be,
+/// are looked up packed ([`PackedTable`]); the others by their text.
 #[derive(Debug, Default)]
 struct WordTable {
-    ids: FastMap<Box<str>, u32>,
+    /// Every word by its text, while the kinds compile.
+    ids: BTreeMap<Box<str>, u32>,
+    /// The packed words, built by [`WordTable::freeze`].
+    packed: Option<PackedTable<u32>>,
+    /// The other words (longer, or not ASCII letters and digits).
+    other: FastMap<Box<str>, u32>,
     /// Per id: the word's flags.
     flags: Vec<u8>,
+}
+
+/// Whether a lower-case word is looked up packed.
+fn packs(word: &str) -> bool {
+    !word.is_empty()
+        && word.len() <= 16
+        && word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
 }
 
 impl WordTable {
@@ -277,8 +376,40 @@ impl WordTable {
         }
     }
 
+    /// Builds the lookup tables once every word is added.
+    fn freeze(&mut self) {
+        let packed: Vec<(u128, u32)> = self
+            .ids
+            .iter()
+            .filter(|(word, _)| packs(word))
+            .map(|(word, &id)| (pack_bytes(word.as_bytes()), id))
+            .collect();
+        self.packed = Some(PackedTable::new(packed.into_iter(), NO_WORD));
+        self.other = self
+            .ids
+            .iter()
+            .filter(|(word, _)| !packs(word))
+            .map(|(word, &id)| (word.clone(), id))
+            .collect();
+    }
+
+    /// The id of a lower-case word.
     fn id(&self, word: &str) -> u32 {
-        self.ids.get(word).copied().unwrap_or(NO_WORD)
+        if packs(word) {
+            self.packed_id(pack_bytes(word.as_bytes()))
+        } else {
+            self.other.get(word).copied().unwrap_or(NO_WORD)
+        }
+    }
+
+    /// The id of a packed lower-case word of ASCII letters and digits.
+    fn packed_id(&self, packed: u128) -> u32 {
+        self.packed.as_ref().map_or(NO_WORD, |table| table.get(packed))
+    }
+
+    /// The number of distinct words.
+    fn len(&self) -> usize {
+        self.ids.len()
     }
 
     fn flags(&self, id: u32) -> u8 {
@@ -291,56 +422,65 @@ impl WordTable {
 }
 
 /// A word trie over a dictionary's aliases: longest alias wins.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Phrases {
     /// Per node: the entry and case rule of the alias ending there.
     terminal: Vec<Option<(usize, CaseRule)>>,
-    /// `(node << 32 | word id)` to child node.
-    edges: FastMap<u64, u32>,
+    /// [`edge`] of a node and a word id to the child node.
+    edges: PackedTable<u32>,
     /// Per word id: whether some alias starts with it.
     starts: Vec<bool>,
 }
 
+/// The key of the trie edge from `node` by word `id` (never 0).
+fn edge(node: u32, id: u32) -> u128 {
+    (1u128 << 64) | (u128::from(node) << 32) | u128::from(id)
+}
+
+/// The node no edge leads to.
+const NO_NODE: u32 = u32::MAX;
+
 impl Phrases {
     fn new(entries: &[Entry], table: &mut WordTable) -> Phrases {
-        let mut out =
-            Phrases { terminal: vec![None], edges: FastMap::default(), starts: Vec::new() };
+        let mut terminal = vec![None];
+        let mut edges: BTreeMap<u128, u32> = BTreeMap::new();
+        let mut starts = Vec::new();
         for (index, entry) in entries.iter().enumerate() {
             for alias in &entry.aliases {
                 let mut node = 0u32;
                 let ids = table.phrase(&alias.words);
                 if let Some(&first) = ids.first() {
                     let at = first as usize;
-                    if out.starts.len() <= at {
-                        out.starts.resize(at + 1, false);
+                    if starts.len() <= at {
+                        starts.resize(at + 1, false);
                     }
-                    out.starts[at] = true;
+                    starts[at] = true;
                 }
                 for id in ids {
-                    let key = (u64::from(node) << 32) | u64::from(id);
-                    node = match out.edges.get(&key) {
-                        Some(&child) => child,
-                        None => {
-                            let child = u32::try_from(out.terminal.len()).unwrap_or(u32::MAX);
-                            out.terminal.push(None);
-                            out.edges.insert(key, child);
-                            child
-                        }
-                    };
+                    let next = u32::try_from(terminal.len()).unwrap_or(NO_NODE - 1);
+                    node = *edges.entry(edge(node, id)).or_insert_with(|| {
+                        terminal.push(None);
+                        next
+                    });
                 }
-                if let Some(slot) = out.terminal.get_mut(node as usize)
+                if let Some(slot) = terminal.get_mut(node as usize)
                     && slot.is_none()
                 {
                     *slot = Some((index, alias.case));
                 }
             }
         }
-        out
+        Phrases { terminal, edges: PackedTable::new(edges.into_iter(), NO_NODE), starts }
+    }
+
+    /// Whether some alias starts with the word id.
+    fn starts_with(&self, id: u32) -> bool {
+        self.starts.get(id as usize).copied().unwrap_or(false)
     }
 
     /// The longest alias at word `i`: (entry, one past its last word).
     fn at(&self, words: &Words<'_>, i: usize) -> Option<(usize, usize)> {
-        if !self.starts.get(words.id(i) as usize).copied().unwrap_or(false) {
+        if !self.starts_with(words.id(i)) {
             return None;
         }
         let mut node = 0u32;
@@ -350,8 +490,10 @@ impl Phrases {
             if end > i && !words.joined(end) {
                 break;
             }
-            let key = (u64::from(node) << 32) | u64::from(words.id(end));
-            let Some(&child) = self.edges.get(&key) else { break };
+            let child = self.edges.get(edge(node, words.id(end)));
+            if child == NO_NODE {
+                break;
+            }
             node = child;
             end += 1;
             if let Some(Some((index, case))) = self.terminal.get(node as usize)
@@ -406,14 +548,35 @@ enum How {
     QuotedText { max_len: usize },
 }
 
-/// A proposed param: words `from..to`, the matcher that found it, its value.
+/// A proposed param: words `from..to`, the matcher that found it, and what its value is made
+/// of (the value itself is built only for the candidates taken).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Candidate {
     from: usize,
     to: usize,
-    span: Span,
     matcher: usize,
-    value: Value,
-    problem: Option<Problem>,
+    value: Pending,
+}
+
+/// The makings of a candidate's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    /// A dictionary's entry.
+    Entry(usize),
+    /// A list's entries, `len` of them from `at` in the scratch list, as found.
+    List { at: usize, len: usize },
+    /// A code: the bytes `start..end` upper-cased, and whether the kind's list holds it.
+    Code { start: usize, end: usize, listed: bool },
+    /// The bytes `start..end` lower-cased (a UUID).
+    Lower { start: usize, end: usize },
+    /// The bytes `start..end` as written (a quoted text).
+    Text { start: usize, end: usize },
+    /// A whole number.
+    Int(i64),
+    /// A day.
+    Day(Day),
+    /// `[start, end)`, `None` for an open end.
+    Range(Option<Day>, Option<Day>),
 }
 
 /// The compiled matchers of a registry's declared kinds.
@@ -421,6 +584,17 @@ struct Candidate {
 pub(crate) struct Declared {
     matchers: Vec<Matcher>,
     table: WordTable,
+    /// `lanes` words of bits per word id: the matchers that may start at a word with that id
+    /// (a dictionary's or list's alias or context word, the word before an integer's number).
+    starts: Vec<u64>,
+    lanes: usize,
+    /// The duration, date and date-range matchers, asked at words that may start a time.
+    timed: Vec<usize>,
+    /// The code and UUID matchers, asked at words of the length their first word must have
+    /// (`None`: any length).
+    shaped: Vec<(usize, Option<usize>)>,
+    /// The quoted-text matchers, which read the text once each.
+    quoted: Vec<usize>,
 }
 
 impl Declared {
@@ -448,7 +622,45 @@ impl Declared {
             })
             .collect();
         matchers.sort_by_key(|m| m.rank);
-        Declared { matchers, table }
+        table.freeze();
+        let lanes = matchers.len().div_ceil(64).max(1);
+        let mut out = Declared {
+            starts: vec![0; table.len() * lanes],
+            lanes,
+            table,
+            timed: Vec::new(),
+            shaped: Vec::new(),
+            quoted: Vec::new(),
+            matchers: Vec::new(),
+        };
+        for (m, matcher) in matchers.iter().enumerate() {
+            let mut mark = |id: u32| {
+                if let Some(lane) = out.starts.get_mut(id as usize * lanes + m / 64) {
+                    *lane |= 1 << (m % 64);
+                }
+            };
+            match &matcher.how {
+                How::Dictionary { phrases, .. } => {
+                    (0..out.table.len()).filter_map(|id| u32::try_from(id).ok()).for_each(|id| {
+                        if phrases.starts_with(id) {
+                            mark(id);
+                        }
+                    });
+                }
+                How::List { context, .. } => {
+                    context.iter().filter_map(|c| c.first()).for_each(|&id| mark(id))
+                }
+                How::Integer { cues } => {
+                    cues.iter().filter_map(|c| c.last()).for_each(|&id| mark(id))
+                }
+                How::Code { shape, .. } => out.shaped.push((m, head_len(shape))),
+                How::Uuid => out.shaped.push((m, Some(8))),
+                How::Duration { .. } | How::Date | How::DateRange { .. } => out.timed.push(m),
+                How::QuotedText { .. } => out.quoted.push(m),
+            }
+        }
+        out.matchers = matchers;
+        out
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -464,17 +676,140 @@ impl Declared {
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         let words = Words::new(question, &self.table);
-        let free: Vec<bool> = words
-            .words
-            .iter()
-            .map(|w| !taken.iter().any(|t| t.start < w.end && w.start < t.end))
-            .collect();
-        let mut candidates = Vec::new();
-        for (index, matcher) in self.matchers.iter().enumerate() {
-            matcher.candidates(&words, index, &mut candidates);
+        let mut candidates = Vec::with_capacity(words.len() / 2 + 4);
+        let mut scratch = Vec::new();
+        self.candidates(&words, &mut candidates, &mut scratch);
+        self.choose(&words, taken, candidates, &scratch, mentions, diagnostics);
+    }
+
+    /// Every candidate: one pass over the words, asking at each only the matchers that may
+    /// start there, then the quoted texts.
+    fn candidates(&self, words: &Words<'_>, out: &mut Vec<Candidate>, scratch: &mut Vec<usize>) {
+        for (i, w) in words.words.iter().enumerate() {
+            if w.id != NO_WORD {
+                let at = w.id as usize * self.lanes;
+                for (lane, &bits) in
+                    self.starts.get(at..at + self.lanes).unwrap_or(&[]).iter().enumerate()
+                {
+                    let mut bits = bits;
+                    while bits != 0 {
+                        let m = lane * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        self.ask(m, words, i, out, scratch);
+                    }
+                }
+            }
+            if w.flags & TIME != 0 {
+                for &m in &self.timed {
+                    self.ask(m, words, i, out, scratch);
+                }
+            }
+            for &(m, len) in &self.shaped {
+                if len.is_none_or(|len| w.end - w.start == len) {
+                    self.ask(m, words, i, out, scratch);
+                }
+            }
         }
-        candidates.retain(|c| (c.from..c.to).all(|i| free.get(i).copied().unwrap_or(false)));
-        // Longest at each word, then the matcher listed first.
+        for &m in &self.quoted {
+            if let Some(Matcher { how: How::QuotedText { max_len }, .. }) = self.matchers.get(m) {
+                quoted_texts(words, *max_len, &mut |from, to, value| {
+                    out.push(Candidate { from, to, matcher: m, value });
+                });
+            }
+        }
+    }
+
+    /// Asks matcher `m` at word `i`.
+    fn ask(
+        &self,
+        m: usize,
+        words: &Words<'_>,
+        i: usize,
+        out: &mut Vec<Candidate>,
+        scratch: &mut Vec<usize>,
+    ) {
+        let Some(matcher) = self.matchers.get(m) else { return };
+        let mut push = |from: usize, to: usize, value: Pending| {
+            out.push(Candidate { from, to, matcher: m, value });
+        };
+        match &matcher.how {
+            How::Dictionary { phrases, ordered, .. } => {
+                if let Some((index, mut end)) = phrases.at(words, i) {
+                    if *ordered {
+                        end = or_above(words, end);
+                    }
+                    push(i, end, Pending::Entry(index));
+                }
+            }
+            How::List { phrases, context, .. } => {
+                if let Some((start, end, found)) = list_at(words, i, phrases, context, scratch) {
+                    push(start, end, found);
+                }
+            }
+            How::Code { shape, codes, cues } => {
+                if let Some((end, value)) = code_value(words, i, shape, codes, cues) {
+                    push(i, end, value);
+                }
+            }
+            How::Uuid => {
+                if let Some(end) = uuid_at(words, i) {
+                    let span = words.span(i, end);
+                    push(i, end, Pending::Lower { start: span.start, end: span.end });
+                }
+            }
+            How::Duration { unit } => {
+                if let Some((end, n)) = duration_at(words, i, *unit) {
+                    push(i, end, Pending::Int(n));
+                }
+            }
+            How::Date => {
+                if let Some((end, Period { start, end: stop })) = day_at(words, i)
+                    && stop == start.next()
+                {
+                    push(i, end, Pending::Day(start));
+                }
+            }
+            How::DateRange { fiscal_year_start } => {
+                if let Some((end, (start, stop))) = range_at(words, i, *fiscal_year_start) {
+                    push(i, end, Pending::Range(start, stop));
+                }
+            }
+            How::Integer { cues } => {
+                // Asked at the cue's last word; the number is the next word.
+                let n = i + 1;
+                if n < words.len()
+                    && cue_ending_at(words, n, cues)
+                    && let Some(value) = number(words.lower(n))
+                {
+                    push(n, n + 1, Pending::Int(value));
+                }
+            }
+            How::QuotedText { .. } => {}
+        }
+    }
+
+    /// Takes the candidates on free words left to right, the longest at each word (ties go to
+    /// the matcher listed first), and builds their values.
+    fn choose(
+        &self,
+        words: &Words<'_>,
+        taken: &[Span],
+        mut candidates: Vec<Candidate>,
+        scratch: &[usize],
+        mentions: &mut Vec<Mention>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let free = |i: usize| {
+            words
+                .words
+                .get(i)
+                .is_some_and(|w| !taken.iter().any(|t| t.start < w.end && w.start < t.end))
+        };
+        if taken.is_empty() {
+            candidates.retain(|c| c.from >= c.to || c.to <= words.len());
+        } else {
+            candidates.retain(|c| (c.from..c.to).all(free));
+        }
         candidates.sort_by_key(|c| (c.from, std::cmp::Reverse(c.to), c.matcher));
         let mut next = 0;
         for candidate in candidates {
@@ -482,16 +817,122 @@ impl Declared {
                 continue;
             }
             next = candidate.to;
-            if let Some(problem) = candidate.problem {
-                diagnostics.push(Diagnostic { span: candidate.span, problem });
+            let Some(matcher) = self.matchers.get(candidate.matcher) else { continue };
+            let span = words.span(candidate.from, candidate.to);
+            let (value, problem) = matcher.value(words.text, candidate.value, scratch);
+            if let Some(problem) = problem {
+                diagnostics.push(Diagnostic { span, problem });
             }
-            mentions.push(Mention {
-                kind: self.matchers[candidate.matcher].kind,
-                value: candidate.value,
-                span: candidate.span,
-            });
+            mentions.push(Mention { kind: matcher.kind, value, span });
         }
     }
+}
+
+impl Matcher {
+    /// The canonical value of a taken candidate, and its problem if it has one.
+    fn value(&self, text: &str, pending: Pending, scratch: &[usize]) -> (Value, Option<Problem>) {
+        let slice = |start: usize, end: usize| text.get(start..end).unwrap_or("");
+        let value = match (pending, &self.how) {
+            (Pending::Entry(index), How::Dictionary { values, .. }) => {
+                Value::Text(values.get(index).cloned().unwrap_or_default())
+            }
+            (Pending::List { at, len }, How::List { values, .. }) => {
+                let mut found: Vec<usize> = scratch.get(at..at + len).unwrap_or(&[]).to_vec();
+                found.sort_unstable();
+                found.dedup();
+                Value::List(found.into_iter().filter_map(|at| values.get(at).cloned()).collect())
+            }
+            (Pending::Code { start, end, listed }, How::Code { codes, .. }) => {
+                let code = slice(start, end).to_ascii_uppercase();
+                let problem = (!codes.is_empty() && !listed)
+                    .then(|| Problem::NotInList { kind: self.kind, code: code.clone() });
+                return (Value::Text(code), problem);
+            }
+            (Pending::Lower { start, end }, _) => {
+                Value::Text(slice(start, end).to_ascii_lowercase())
+            }
+            (Pending::Text { start, end }, _) => Value::Text(slice(start, end).to_owned()),
+            (Pending::Int(n), _) => Value::Int(n),
+            (Pending::Day(day), _) => Value::Text(day.iso()),
+            (Pending::Range(start, end), _) => Value::List(vec![
+                start.map_or_else(|| OPEN_START.to_owned(), Day::iso),
+                end.map_or_else(|| OPEN_END.to_owned(), Day::iso),
+            ]),
+            // A value made by one type and read by another: not built by this file.
+            (Pending::Entry(_) | Pending::List { .. } | Pending::Code { .. }, _) => {
+                Value::Text(String::new())
+            }
+        };
+        (value, None)
+    }
+}
+
+/// The length in bytes the first word of a code of `shape` has, when the shape decides it: its
+/// leading run of letters and digits, followed by an ASCII separator or the end.
+fn head_len(shape: &str) -> Option<usize> {
+    let bytes = shape.as_bytes();
+    let len = bytes.iter().take_while(|b| b.is_ascii_alphanumeric()).count();
+    (len > 0 && bytes.get(len).is_none_or(u8::is_ascii)).then_some(len)
+}
+
+/// A list after a context cue starting at word `c`: its words and the entries found (pushed on
+/// `scratch`).
+fn list_at(
+    words: &Words<'_>,
+    c: usize,
+    phrases: &Phrases,
+    context: &[Vec<u32>],
+    scratch: &mut Vec<usize>,
+) -> Option<(usize, usize, Pending)> {
+    if !context.iter().any(|cue| cue.first() == Some(&words.id(c))) {
+        return None;
+    }
+    let after = cue_ending(words, c, context)?;
+    let mut i = after;
+    if matches!(words.lower(i), "the" | "a" | "an") {
+        i += 1;
+    }
+    let start = i;
+    let at = scratch.len();
+    let mut last = None;
+    while let Some((index, end)) = phrases.at(words, i) {
+        scratch.push(index);
+        last = Some(end);
+        let mut j = end;
+        let gap = words.gap_before(j).trim();
+        let separated = matches!(gap, "," | "/" | "&" | "+");
+        if matches!(words.lower(j), "and" | "or") && gap.is_empty() {
+            j += 1;
+        } else if !separated {
+            break;
+        }
+        if matches!(words.lower(j), "and" | "or") {
+            j += 1;
+        }
+        i = j;
+    }
+    let end = last?;
+    Some((start, end, Pending::List { at, len: scratch.len() - at }))
+}
+
+/// A code of `shape` at word `i` that its list holds or a cue announces.
+fn code_value(
+    words: &Words<'_>,
+    i: usize,
+    shape: &str,
+    codes: &[String],
+    cues: &[Vec<u32>],
+) -> Option<(usize, Pending)> {
+    let (end, stop) = code_at(words, i, shape)?;
+    let start = words.words.get(i)?.start;
+    let code = words.text.get(start..stop)?.as_bytes();
+    let listed =
+        codes.binary_search_by(|c| c.bytes().cmp(code.iter().map(u8::to_ascii_uppercase))).is_ok();
+    // A cue right before the code, or with one or two words between ("SKU number AB-1234",
+    // "product code no. AB-1234").
+    let cued = (0..3).any(|between| i > between && cue_ending_at(words, i - between, cues));
+    let taken = if cues.is_empty() { codes.is_empty() || listed } else { listed || cued };
+    taken.then_some((end, Pending::Code { start, end: stop, listed }))
 }
 
 fn compile(body: &KindBody, table: &mut WordTable) -> How {
@@ -531,120 +972,6 @@ fn compile(body: &KindBody, table: &mut WordTable) -> How {
     }
 }
 
-impl Matcher {
-    fn candidates(&self, words: &Words<'_>, matcher: usize, out: &mut Vec<Candidate>) {
-        let mut push = |from: usize, to: usize, value: Value, problem: Option<Problem>| {
-            out.push(Candidate { from, to, span: words.span(from, to), matcher, value, problem });
-        };
-        match &self.how {
-            How::Dictionary { values, phrases, ordered } => {
-                for i in 0..words.len() {
-                    if let Some((index, mut end)) = phrases.at(words, i) {
-                        if *ordered {
-                            end = or_above(words, end);
-                        }
-                        push(i, end, Value::Text(values[index].clone()), None);
-                    }
-                }
-            }
-            How::List { values, phrases, context } => {
-                for c in 0..words.len() {
-                    if !context.iter().any(|cue| cue.first() == Some(&words.id(c))) {
-                        continue;
-                    }
-                    let Some(after) = cue_ending(words, c, context) else { continue };
-                    let mut i = after;
-                    if matches!(words.lower(i), "the" | "a" | "an") {
-                        i += 1;
-                    }
-                    let start = i;
-                    let mut found: Vec<usize> = Vec::new();
-                    let mut last = None;
-                    while let Some((index, end)) = phrases.at(words, i) {
-                        found.push(index);
-                        last = Some(end);
-                        let mut j = end;
-                        let gap = words.gap_before(j).trim();
-                        let separated = matches!(gap, "," | "/" | "&" | "+");
-                        if matches!(words.lower(j), "and" | "or") && gap.is_empty() {
-                            j += 1;
-                        } else if !separated {
-                            break;
-                        }
-                        if matches!(words.lower(j), "and" | "or") {
-                            j += 1;
-                        }
-                        i = j;
-                    }
-                    if let Some(end) = last {
-                        found.sort_unstable();
-                        found.dedup();
-                        let list = found.into_iter().map(|at| values[at].clone()).collect();
-                        push(start, end, Value::List(list), None);
-                    }
-                }
-            }
-            How::Code { shape, codes, cues } => {
-                for i in 0..words.len() {
-                    let Some((end, code)) = code_at(words, i, shape) else { continue };
-                    let listed = codes.binary_search(&code).is_ok();
-                    // A cue right before the code, or with one or two words between ("SKU
-                    // number AB-1234", "product code no. AB-1234").
-                    let cued = (0..3)
-                        .any(|between| i > between && cue_ending_at(words, i - between, cues));
-                    let taken =
-                        if cues.is_empty() { codes.is_empty() || listed } else { listed || cued };
-                    if taken {
-                        let problem = (!codes.is_empty() && !listed)
-                            .then(|| Problem::NotInList { kind: self.kind, code: code.clone() });
-                        push(i, end, Value::Text(code), problem);
-                    }
-                }
-            }
-            How::Uuid => {
-                for i in 0..words.len() {
-                    if let Some((end, value)) = uuid_at(words, i) {
-                        push(i, end, Value::Text(value), None);
-                    }
-                }
-            }
-            How::Duration { unit } => {
-                for i in (0..words.len()).filter(|&i| words.timely(i)) {
-                    if let Some((end, n)) = duration_at(words, i, *unit) {
-                        push(i, end, Value::Int(n), None);
-                    }
-                }
-            }
-            How::Date => {
-                for i in (0..words.len()).filter(|&i| words.timely(i)) {
-                    if let Some((end, Period { start, end: stop })) = day_at(words, i)
-                        && stop == start.next()
-                    {
-                        push(i, end, Value::Text(start.iso()), None);
-                    }
-                }
-            }
-            How::DateRange { fiscal_year_start } => {
-                for i in (0..words.len()).filter(|&i| words.timely(i)) {
-                    if let Some((end, range)) = range_at(words, i, *fiscal_year_start) {
-                        push(i, end, Value::List(vec![range.0, range.1]), None);
-                    }
-                }
-            }
-            How::Integer { cues } => {
-                for i in 1..words.len() {
-                    if cue_ending_at(words, i, cues)
-                        && let Some(n) = number(words.lower(i))
-                    {
-                        push(i, i + 1, Value::Int(n), None);
-                    }
-                }
-            }
-            How::QuotedText { max_len } => quoted_texts(words, *max_len, &mut push),
-        }
-    }
-}
-
 /// Whether one of `cues` ends right before word `i`.
 fn cue_ending_at(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
     cues.iter().any(|cue| {
@@ -674,8 +1001,8 @@ fn or_above(words: &Words<'_>, end: usize) -> usize {
     }
 }
 
-/// A code of `shape` starting at word `i`: one past its last word and the code, upper case.
-fn code_at(words: &Words<'_>, i: usize, shape: &str) -> Option<(usize, String)> {
+/// A code of `shape` starting at word `i`: one past its last word and the byte where it ends.
+fn code_at(words: &Words<'_>, i: usize, shape: &str) -> Option<(usize, usize)> {
     let w = words.words.get(i)?;
     let text = words.text.get(w.start..w.start + shape.len())?;
     let fits = shape.len() == text.len()
@@ -688,8 +1015,7 @@ fn code_at(words: &Words<'_>, i: usize, shape: &str) -> Option<(usize, String)> 
     if !fits {
         return None;
     }
-    let code = text.to_ascii_uppercase();
-    debug_assert!(shape_matches(shape, &code));
+    debug_assert!(shape_matches(shape, &text.to_ascii_uppercase()));
     let stop = w.start + shape.len();
     if words.text[stop..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '-') {
         return None;
@@ -698,10 +1024,11 @@ fn code_at(words: &Words<'_>, i: usize, shape: &str) -> Option<(usize, String)> 
         return None;
     }
     let end = (i..words.len()).find(|&j| words.words[j].end >= stop)? + 1;
-    (words.words[end - 1].end == stop).then_some((end, code))
+    (words.words[end - 1].end == stop).then_some((end, stop))
 }
 
-fn uuid_at(words: &Words<'_>, i: usize) -> Option<(usize, String)> {
+/// A UUID at word `i`: one past its last word.
+fn uuid_at(words: &Words<'_>, i: usize) -> Option<usize> {
     const GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
     let ok = GROUPS.iter().enumerate().all(|(n, &len)| {
         let raw = words.raw(i + n);
@@ -709,21 +1036,18 @@ fn uuid_at(words: &Words<'_>, i: usize) -> Option<(usize, String)> {
             && raw.bytes().all(|b| b.is_ascii_hexdigit())
             && (n == 0 || words.gap_before(i + n) == "-")
     });
-    (ok && !words.gap_before(i).ends_with('-') && !words.gap_before(i + 5).starts_with('-')).then(
-        || {
-            (
-                i + 5,
-                words.text[words.span(i, i + 5).start..words.span(i, i + 5).end]
-                    .to_ascii_lowercase(),
-            )
-        },
-    )
+    (ok && !words.gap_before(i).ends_with('-') && !words.gap_before(i + 5).starts_with('-'))
+        .then_some(i + 5)
 }
 
 /// A count written in digits or in words.
 fn number(word: &str) -> Option<i64> {
     if !word.is_empty() && word.len() <= 9 && word.bytes().all(|b| b.is_ascii_digit()) {
         return word.parse().ok();
+    }
+    // Every number word has 3 to 9 letters.
+    if !(3..=9).contains(&word.len()) {
+        return None;
     }
     if let Some(n) = NUMBER_WORDS.iter().position(|w| *w == word) {
         return i64::try_from(n).ok();
@@ -857,6 +1181,12 @@ struct Period {
 }
 
 fn month_of(word: &str) -> Option<u8> {
+    // Every month name and abbreviation has 3 to 9 letters and starts with one of these.
+    if !(3..=9).contains(&word.len())
+        || !matches!(word.as_bytes()[0], b'j' | b'f' | b'm' | b'a' | b's' | b'o' | b'n' | b'd')
+    {
+        return None;
+    }
     let at = MONTH_NAMES.iter().position(|name| {
         *name == word
             || (word.len() >= 3 && name.starts_with(word) && (word.len() == 3 || word == "sept"))
@@ -901,6 +1231,9 @@ fn day_at(words: &Words<'_>, i: usize) -> Option<(usize, Period)> {
 
 /// "14", "14th", "1st".
 fn small_day(word: &str) -> Option<u8> {
+    if !word.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
     let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let suffix = &word[digits.len()..];
     if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") || digits.is_empty() || digits.len() > 2 {
@@ -912,6 +1245,10 @@ fn small_day(word: &str) -> Option<u8> {
 /// "FY2025", "FY 2025", "FY25" (fiscal), "CY2024" (calendar): the year and whether fiscal.
 fn prefixed_year(words: &Words<'_>, i: usize) -> Option<(usize, i32, bool)> {
     let word = words.lower(i);
+    // "fy", "cy", "fiscal", "calendar".
+    if !matches!(word.as_bytes().first(), Some(b'f' | b'c')) {
+        return None;
+    }
     for (prefix, fiscal) in [("fy", true), ("cy", false)] {
         if let Some(rest) = word.strip_prefix(prefix) {
             if rest.is_empty() {
@@ -954,6 +1291,11 @@ fn quarter_of(word: &str) -> Option<u8> {
 
 /// One time expression at word `i`, with whether it stands on its own (a bare year does not).
 fn period_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period, bool)> {
+    // Every time expression starts with a number, a month, a quarter or a year word, all of
+    // them marked as words that may start a time.
+    if words.words.get(i).is_none_or(|w| w.flags & TIME == 0) {
+        return None;
+    }
     let fiscal_year = |year: i32| {
         let end = Day::first(year, fy_start);
         let end = if fy_start == 1 { Day::first(year + 1, 1) } else { end };
@@ -1005,19 +1347,19 @@ fn period_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period
     None
 }
 
-/// A date range at word `i`: `(one past its last word, [start, end))`.
-fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, (String, String))> {
-    const OPEN_START: &str = "-infinity";
-    const OPEN_END: &str = "infinity";
+/// A date range's `[start, end)`, `None` for an open end.
+type Bounds = (Option<Day>, Option<Day>);
+
+/// A date range at word `i`: `(one past its last word, [start, end))`, `None` for an open end.
+fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)> {
     let head = words.lower(i);
-    let iso = |d: Day| d.iso();
     match head {
         "between" | "from" => {
             if let Some((mid, first, _)) = period_at(words, i + 1, fy_start) {
                 if matches!(words.lower(mid), "and" | "to" | "through" | "until" | "till" | "thru")
                     && let Some((end, last, _)) = period_at(words, mid + 1, fy_start)
                 {
-                    return Some((end, (iso(first.start), iso(last.end))));
+                    return Some((end, (Some(first.start), Some(last.end))));
                 }
                 if head == "from" {
                     let end = if matches!(words.lower(mid), "on" | "onward" | "onwards") {
@@ -1025,30 +1367,30 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, (String
                     } else {
                         mid
                     };
-                    return Some((end, (iso(first.start), OPEN_END.to_owned())));
+                    return Some((end, (Some(first.start), None)));
                 }
             }
             None
         }
         "since" | "starting" => {
             let (end, p, _) = period_at(words, i + 1, fy_start)?;
-            Some((end, (iso(p.start), OPEN_END.to_owned())))
+            Some((end, (Some(p.start), None)))
         }
         "after" => {
             let (end, p, _) = period_at(words, i + 1, fy_start)?;
-            Some((end, (iso(p.end), OPEN_END.to_owned())))
+            Some((end, (Some(p.end), None)))
         }
         "before" => {
             let (end, p, _) = period_at(words, i + 1, fy_start)?;
-            Some((end, (OPEN_START.to_owned(), iso(p.start))))
+            Some((end, (None, Some(p.start))))
         }
         "until" | "through" | "till" | "thru" => {
             let (end, p, _) = period_at(words, i + 1, fy_start)?;
-            Some((end, (OPEN_START.to_owned(), iso(p.end))))
+            Some((end, (None, Some(p.end))))
         }
         "in" | "during" | "for" | "of" | "throughout" => {
             let (end, p, _) = period_at(words, i + 1, fy_start)?;
-            Some((end, (iso(p.start), iso(p.end))))
+            Some((end, (Some(p.start), Some(p.end))))
         }
         _ => {
             let (mid, first, alone) = period_at(words, i, fy_start)?;
@@ -1063,59 +1405,68 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, (String
                     mid + 1
                 };
                 if let Some((end, last, _)) = period_at(words, next, fy_start) {
-                    return Some((end, (iso(first.start), iso(last.end))));
+                    return Some((end, (Some(first.start), Some(last.end))));
                 }
             }
-            alone.then(|| (mid, (iso(first.start), iso(first.end))))
+            alone.then_some((mid, (Some(first.start), Some(first.end))))
         }
     }
 }
 
-/// Every run of text inside a pair of quotes, trimmed, at most `max_len` characters.
-fn quoted_texts(
-    words: &Words<'_>,
-    max_len: usize,
-    push: &mut impl FnMut(usize, usize, Value, Option<Problem>),
-) {
+/// Every run of text inside a pair of quotes, trimmed, at most `max_len` characters: its words
+/// and the trimmed text's bytes.
+fn quoted_texts(words: &Words<'_>, max_len: usize, push: &mut impl FnMut(usize, usize, Pending)) {
     let text = words.text;
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        let Some(close) = closes(c) else { continue };
-        // An apostrophe inside a word is not a quote.
-        if c == '\'' && text[..at].chars().next_back().is_some_and(char::is_alphanumeric) {
+    // Chars past this byte are outside the last quote read.
+    let mut next = 0;
+    for &at in &words.quotes {
+        if at < next {
             continue;
         }
+        let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else { break };
+        let Some(inner_end) = quote_at(text, at, c) else { continue };
         let inner_start = at + c.len_utf8();
-        let Some(rel) = text[inner_start..].find(close) else { continue };
-        let mut inner_end = inner_start + rel;
-        // "Joe's" inside single quotes: skip apostrophes followed by a letter.
-        if close == '\'' {
-            let mut search = inner_start;
-            while let Some(rel) = text[search..].find('\'') {
-                let candidate = search + rel;
-                if text[candidate + 1..].chars().next().is_some_and(char::is_alphanumeric) {
-                    search = candidate + 1;
-                    continue;
-                }
-                inner_end = candidate;
-                break;
-            }
-        }
         let inner = &text[inner_start..inner_end];
         let trimmed = inner.trim();
-        let from = words.words.iter().position(|w| w.start >= inner_start && w.end <= inner_end);
-        let to = words.words.iter().rposition(|w| w.start >= inner_start && w.end <= inner_end);
-        if let (Some(from), Some(to)) = (from, to)
-            && !trimmed.is_empty()
-            && trimmed.chars().count() <= max_len
-        {
-            push(from, to + 1, Value::Text(trimmed.to_owned()), None);
+        // The words lie in order and do not overlap: the first word starting inside the quotes
+        // is in them if any is, and so is every word up to the last one ending inside.
+        let from = words.words.partition_point(|w| w.start < inner_start);
+        let to = words.words.partition_point(|w| w.end <= inner_end);
+        if from < to && !trimmed.is_empty() && trimmed.chars().count() <= max_len {
+            let start = inner_start + (inner.len() - inner.trim_start().len());
+            push(from, to, Pending::Text { start, end: start + trimmed.len() });
         }
-        while chars.peek().is_some_and(|&(i, _)| i <= inner_end) {
-            chars.next();
-        }
+        next = inner_end + 1;
     }
 }
 
+/// Where the text quoted by the char `c` at byte `at` ends, if `c` opens a quote there.
+fn quote_at(text: &str, at: usize, c: char) -> Option<usize> {
+    let close = closes(c)?;
+    // An apostrophe inside a word is not a quote.
+    if c == '\'' && text[..at].chars().next_back().is_some_and(char::is_alphanumeric) {
+        return None;
+    }
+    let inner_start = at + c.len_utf8();
+    let rel = text[inner_start..].find(close)?;
+    let mut inner_end = inner_start + rel;
+    // "Joe's" inside single quotes: skip apostrophes followed by a letter.
+    if close == '\'' {
+        let mut search = inner_start;
+        while let Some(rel) = text[search..].find('\'') {
+            let candidate = search + rel;
+            if text[candidate + 1..].chars().next().is_some_and(char::is_alphanumeric) {
+                search = candidate + 1;
+                continue;
+            }
+            inner_end = candidate;
+            break;
+        }
+    }
+    Some(inner_end)
+}
+
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;

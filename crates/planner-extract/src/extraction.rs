@@ -246,7 +246,7 @@ pub fn extract(question: &str) -> Extraction {
 #[derive(Debug, Default)]
 pub struct Extractor {
     builtin: Option<BTreeSet<ParamKind>>,
-    declared: crate::declared::Declared,
+    pub(crate) declared: crate::declared::Declared,
 }
 
 impl Extractor {
@@ -280,17 +280,22 @@ impl Extractor {
             found
         };
         let taken: Vec<Span> = out.params.iter().map(|m| m.span).collect();
-        let mut declared = Vec::new();
-        self.declared.extract(question, &taken, &mut declared, &mut out.diagnostics);
-        for mention in &declared {
+        let builtin_params = out.params.len();
+        out.params.reserve(16);
+        self.declared.extract(question, &taken, &mut out.params, &mut out.diagnostics);
+        let declared = &out.params[builtin_params..];
+        for mention in declared {
             let first = declared.iter().find(|m| m.kind == mention.kind);
-            if first.is_some_and(|f| f.value != mention.value) {
+            if first.is_some_and(|f| !std::ptr::eq(f, mention) && f.value != mention.value) {
                 out.ambiguous.insert(mention.kind);
             }
         }
-        out.params.extend(declared);
-        out.params.sort_by_key(|m| (m.span, m.kind));
-        out.diagnostics.sort_by_key(|d| d.span);
+        if !out.params.is_sorted_by_key(|m| (m.span, m.kind)) {
+            out.params.sort_by_key(|m| (m.span, m.kind));
+        }
+        if !out.diagnostics.is_sorted_by_key(|d| d.span) {
+            out.diagnostics.sort_by_key(|d| d.span);
+        }
         out
     }
 }

@@ -217,22 +217,74 @@ impl Hasher for WordHasher {
 /// A hash map keyed by packed words or small integers.
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
-struct Vocab {
-    /// Words of at most 16 bytes, packed, in an open-addressing table of [`SLOTS`] slots
-    /// (a packed word is never 0, so 0 marks a free slot).
-    slots: Vec<(u128, u16, u16)>,
-    /// The few longer words ("counterintelligence").
-    long: FastMap<Box<[u8]>, (u16, u16)>,
+/// An open-addressed table of words of at most 16 bytes, each packed little-endian into a
+/// `u128` (a packed word is never 0, so 0 marks a free slot): a lookup is one multiply and
+/// usually one probe. The built-in vocabulary and each registry's declared words use it.
+#[derive(Debug, Clone)]
+pub(crate) struct PackedTable<T> {
+    slots: Vec<(u128, T)>,
+    /// 64 less the number of index bits.
+    shift: u32,
+    /// What a lookup of a word not in the table returns.
+    missing: T,
 }
 
-/// Slots of the short-word table: a power of two, at least four times the vocabulary.
-const SLOTS: usize = 4096;
+impl<T: Copy> PackedTable<T> {
+    /// A table of `entries` (distinct non-zero keys) with at least four slots per entry.
+    pub(crate) fn new(entries: impl ExactSizeIterator<Item = (u128, T)>, missing: T) -> Self {
+        let size = (entries.len() * 4).next_power_of_two().max(64);
+        let mut slots = vec![(0u128, missing); size];
+        let shift = 64 - size.trailing_zeros();
+        for (key, value) in entries {
+            if key == 0 {
+                continue;
+            }
+            let mut at = slot_of(key, shift);
+            while slots[at].0 != 0 {
+                at = (at + 1) & (size - 1);
+            }
+            slots[at] = (key, value);
+        }
+        PackedTable { slots, shift, missing }
+    }
 
-fn slot_of(packed: u128) -> usize {
+    /// The value of a packed word, or the table's `missing` value.
+    pub(crate) fn get(&self, packed: u128) -> T {
+        let mask = self.slots.len().wrapping_sub(1);
+        let mut at = slot_of(packed, self.shift);
+        loop {
+            let Some(&(key, value)) = self.slots.get(at) else { return self.missing };
+            if key == packed {
+                return value;
+            }
+            if key == 0 {
+                return self.missing;
+            }
+            at = (at + 1) & mask;
+        }
+    }
+}
+
+/// The slot of a packed word in a table of `2^(64 - shift)` slots (the top bits of the hash).
+fn slot_of(packed: u128, shift: u32) -> usize {
     #[expect(clippy::cast_possible_truncation, reason = "folding the two halves on purpose")]
     let folded = (packed as u64) ^ ((packed >> 64) as u64).wrapping_mul(0x9e_37_79_b9_7f_4a_7c_15);
-    // The top 12 bits index the 4096 slots.
-    (folded.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) >> 52) as usize
+    (folded.wrapping_mul(0x51_7c_c1_b7_27_22_0a_95) >> shift) as usize
+}
+
+/// Packs up to 16 bytes little-endian, zero-padded (the bytes past 16 are ignored).
+pub(crate) fn pack_bytes(bytes: &[u8]) -> u128 {
+    let mut buf = [0u8; 16];
+    let len = bytes.len().min(16);
+    buf[..len].copy_from_slice(&bytes[..len]);
+    u128::from_le_bytes(buf)
+}
+
+struct Vocab {
+    /// Words of at most 16 bytes, packed: (id, number value).
+    short: PackedTable<(u16, u16)>,
+    /// The few longer words ("counterintelligence").
+    long: FastMap<Box<[u8]>, (u16, u16)>,
 }
 
 /// The longest word the vocabulary may hold.
@@ -264,31 +316,12 @@ static VOCAB: LazyLock<Vocab> = LazyLock::new(|| {
             next += 1;
         }
     }
-    let mut slots = vec![(0u128, NO_WORD, 0u16); SLOTS];
-    for (key, (id, num)) in words {
-        let mut at = slot_of(key);
-        while slots[at].0 != 0 {
-            at = (at + 1) & (SLOTS - 1);
-        }
-        slots[at] = (key, id, num);
-    }
-    Vocab { slots, long }
+    Vocab { short: PackedTable::new(words.into_iter(), (NO_WORD, 0)), long }
 });
 
 /// The id and number value of a packed lower-case token.
 pub(crate) fn lookup(packed: u128) -> (u16, u16) {
-    let slots = &VOCAB.slots;
-    let mut at = slot_of(packed);
-    loop {
-        let Some(&(key, id, num)) = slots.get(at) else { return (NO_WORD, 0) };
-        if key == packed {
-            return (id, num);
-        }
-        if key == 0 {
-            return (NO_WORD, 0);
-        }
-        at = (at + 1) & (SLOTS - 1);
-    }
+    VOCAB.short.get(packed)
 }
 
 /// The id and number value of a lower-case token longer than 16 bytes.

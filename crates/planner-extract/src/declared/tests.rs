@@ -1,8 +1,10 @@
 //! The declared kinds' matchers, through [`crate::Extractor`] over a small registry.
 
 use planner_registry::{ParamKind, Registry, Value};
+use proptest::prelude::*;
+use proptest::sample::select;
 
-use crate::{Extraction, Extractor, Problem};
+use crate::{Extraction, Extractor, Problem, Span};
 
 const REGISTRY: &str = r#"
 [registry]
@@ -255,4 +257,244 @@ fn no_panic_on_odd_text() {
     ] {
         let _ = x.extract(question);
     }
+}
+
+/// The retail domain's registry (`fixtures/domains/retail`), with its CSV files.
+fn retail() -> Registry {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/domains/retail");
+    let text = std::fs::read_to_string(dir.join("registry.toml")).expect("the retail registry");
+    let files = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| e.to_string());
+    Registry::from_toml_with(&text, "retail/registry.toml", &files)
+        .expect("the retail registry loads")
+}
+
+/// Pieces of questions: every kind's words in several cases, numbers, dates, codes, quotes,
+/// separators, non-ASCII letters (one lower-casing to ASCII, one to two chars) and long words.
+const PIECES: &[&str] = &[
+    "Top",
+    "top",
+    "best",
+    "5",
+    "five",
+    "twenty",
+    "products",
+    "in",
+    "the",
+    "Pacific Northwest",
+    "pacific",
+    "northwest",
+    "PNW",
+    "pnw",
+    "NE",
+    "ne",
+    "New England",
+    "North East",
+    "South",
+    "south",
+    "southern region",
+    "for",
+    "Q1",
+    "q3",
+    "2025",
+    "2024",
+    "FY2024",
+    "fy25",
+    "FY",
+    "fiscal",
+    "year",
+    "calendar",
+    "via",
+    "through",
+    "across",
+    "channels",
+    "split",
+    "compare",
+    "web",
+    "website",
+    "web shop",
+    "e-commerce",
+    "wholesale",
+    "stores",
+    "in-store",
+    "in store",
+    "b2b",
+    "marketplace",
+    "third-party marketplaces",
+    "and",
+    "or",
+    "SKU",
+    "sku",
+    "item",
+    "product code",
+    "CF-1001",
+    "cf-1001",
+    "AB-1234",
+    "ZZ-9999",
+    "AB-12345",
+    "stock",
+    "of",
+    "\"Blue Harbor Cafe\"",
+    "'Joe's Diner'",
+    "“Corner Shop”",
+    "«Café»",
+    "‘x’",
+    "\"",
+    "'",
+    "since",
+    "March",
+    "Mar",
+    "sept",
+    "march 14, 2025",
+    "14th",
+    "2025-03-14",
+    "2025-02-30",
+    "2024-02-29",
+    "between",
+    "to",
+    "from",
+    "on",
+    "after",
+    "before",
+    "until",
+    "during",
+    "gold",
+    "or above",
+    "Gold",
+    "platinum",
+    "vip",
+    "VIPs",
+    "silver members",
+    "customers",
+    "order",
+    "0b6f1c2e-58a4-4c1e-9d43-2f6c8e1a7b90",
+    "0B6F1C2E-58A4-4C1E-9D43-2F6C8E1A7B90",
+    "last",
+    "past",
+    "next",
+    "a",
+    "an",
+    "30",
+    "days",
+    "two weeks",
+    "quarter",
+    "18-month",
+    "months",
+    "café",
+    "\u{212a}",
+    "İstanbul",
+    "naïve",
+    "straße",
+    "counterintelligence",
+    "at least",
+    "€",
+    "Northeastsouthwestregions",
+];
+
+const SEPARATORS: &[&str] =
+    &[" ", " ", " ", ", ", ". ", "-", "", "/", " & ", " + ", "? ", "'s ", ":"];
+
+fn question() -> impl Strategy<Value = String> {
+    let piece = (select(PIECES), select(SEPARATORS));
+    prop_oneof![
+        4 => proptest::collection::vec(piece, 0..40).prop_map(|pieces| {
+            pieces.into_iter().map(|(p, s)| format!("{p}{s}")).collect::<String>()
+        }),
+        1 => "\\PC{0,60}",
+    ]
+}
+
+fn spans(len: usize) -> impl Strategy<Value = Vec<Span>> {
+    proptest::collection::vec((0..=len, 0..8usize), 0..3).prop_map(|spans| {
+        spans.into_iter().map(|(start, n)| Span { start, end: start + n }).collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The one-pass extraction finds exactly what every matcher tried at every word finds,
+    /// with the same words, ids and flags, in both registries.
+    #[test]
+    fn one_pass_finds_what_every_matcher_at_every_word_finds(
+        (question, taken) in question().prop_flat_map(|q| { let len = q.len(); (Just(q), spans(len)) })
+    ) {
+        for registry in [&*RETAIL, &*TEST] {
+            let declared = &Extractor::new(registry).declared;
+            let fast = super::Words::new(&question, &declared.table);
+            let slow = super::reference::words(declared, &question);
+            prop_assert_eq!(fast.words.len(), slow.words.len());
+            for (i, (a, b)) in fast.words.iter().zip(&slow.words).enumerate() {
+                prop_assert_eq!((a.start, a.end, a.id, a.flags), (b.start, b.end, b.id, b.flags));
+                prop_assert_eq!(fast.lower(i), slow.lower(i));
+            }
+            let (mut mentions, mut diagnostics) = (Vec::new(), Vec::new());
+            declared.extract(&question, &taken, &mut mentions, &mut diagnostics);
+            let (expected, expected_diagnostics) =
+                super::reference::extract(declared, &question, &taken);
+            prop_assert_eq!(mentions, expected);
+            prop_assert_eq!(diagnostics, expected_diagnostics);
+        }
+    }
+}
+
+static RETAIL: std::sync::LazyLock<Registry> = std::sync::LazyLock::new(retail);
+static TEST: std::sync::LazyLock<Registry> = std::sync::LazyLock::new(|| extractor().0);
+
+#[test]
+fn the_retail_question_finds_every_kind() {
+    let registry = retail();
+    let found = Extractor::new(&registry).extract(RETAIL_300);
+    let kinds: Vec<&str> = found.params.iter().map(|m| m.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "top_n",
+            "region",
+            "period",
+            "channels",
+            "sku",
+            "customer_name",
+            "period",
+            "tier",
+            "region",
+            "order_ref",
+            "days",
+            "period"
+        ],
+        "{:?}",
+        found.params
+    );
+    let declared = &Extractor::new(&registry).declared;
+    let (expected, _) = super::reference::extract(declared, RETAIL_300, &[]);
+    assert_eq!(found.params, expected);
+}
+
+/// The benchmark's question (`benches/src/inputs.rs`).
+const RETAIL_300: &str = "Top 5 products in the Pacific Northwest for Q1 2025 via web and \
+    wholesale, then stock for SKU CF-1001, the orders of \"Blue Harbor Cafe\" since March 2025, \
+    gold or above customers in New England, order 0b6f1c2e-58a4-4c1e-9d43-2f6c8e1a7b90 and the \
+    daily sales over the last 30 days, with FY2024 returns too";
+
+/// Words that only one alias of a long dictionary starts with, and ids beyond 64 matchers.
+#[test]
+fn more_than_64_kinds() {
+    let mut toml = String::from(
+        "[registry]\nnode_cap = 6\ndefault_k = 11\nallowed_schemas = [\"shop\"]\n\n[planes]\nshop = { tenant = false, schemas = [\"shop\"] }\n\n",
+    );
+    let mut params = String::from("[params]\n");
+    for n in 0..70 {
+        toml.push_str(&format!(
+            "[kinds.k{n:02}]\ntype = \"dictionary\"\nvalues = [{{ value = \"v{n}\", aliases = [\"word{n} thing\"] }}]\n\n"
+        ));
+        params.push_str(&format!("p{n:02} = {{ kind = \"k{n:02}\" }}\n"));
+    }
+    toml.push_str(&params);
+    let registry = Registry::from_toml(&toml, "many.toml").expect("loads");
+    let x = Extractor::new(&registry);
+    let found = x.extract("word3 thing and word69 thing, word65 things");
+    let values: Vec<&Value> = found.params.iter().map(|m| &m.value).collect();
+    assert_eq!(values, [&text("v3"), &text("v69")]);
+    let (expected, _) = super::reference::extract(&x.declared, "word3 thing and word69 thing", &[]);
+    assert_eq!(found.params, expected);
 }

@@ -1,0 +1,231 @@
+//! The straightforward path the declared kinds' extraction must agree with: the question split
+//! char by char, each word looked up by its text, every matcher tried at every word (the time
+//! matchers at the words that may start a time) with its value built at once, then the same
+//! left-to-right choice.
+
+use planner_registry::Value;
+
+use super::{
+    Candidate, Declared, How, NO_WORD, Pending, Period, TIME, Word, Words, closes, code_at,
+    cue_ending, cue_ending_at, day_at, duration_at, number, or_above, range_at, uuid_at,
+};
+use crate::extraction::{Diagnostic, Mention, Problem, Span};
+
+/// The words of `text`, one char at a time.
+pub(super) fn words<'a>(declared: &Declared, text: &'a str) -> Words<'a> {
+    let mut out = Words { text, words: Vec::new(), lower_text: String::new(), quotes: Vec::new() };
+    let mut start = None;
+    for (at, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        match (c.is_alphanumeric() && at < text.len(), start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                let lower_from = out.lower_text.len();
+                out.lower_text.extend(text[from..at].chars().flat_map(char::to_lowercase));
+                let lower = &out.lower_text[lower_from..];
+                let id = declared.table.ids.get(lower).copied().unwrap_or(NO_WORD);
+                let bytes = lower.as_bytes();
+                let timed = bytes.first().is_some_and(u8::is_ascii_digit)
+                    || (bytes.len() > 2
+                        && matches!(&bytes[..2], b"fy" | b"cy")
+                        && bytes[2..].iter().all(u8::is_ascii_digit));
+                let flags = declared.table.flags(id) | if timed { TIME } else { 0 };
+                let lower = (
+                    u32::try_from(lower_from).unwrap_or(u32::MAX),
+                    u32::try_from(out.lower_text.len()).unwrap_or(u32::MAX),
+                );
+                out.words.push(Word { start: from, end: at, lower, id, flags });
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The mentions and diagnostics of `question` outside `taken`.
+pub(super) fn extract(
+    declared: &Declared,
+    question: &str,
+    taken: &[Span],
+) -> (Vec<Mention>, Vec<Diagnostic>) {
+    let words = words(declared, question);
+    let free: Vec<bool> = words
+        .words
+        .iter()
+        .map(|w| !taken.iter().any(|t| t.start < w.end && w.start < t.end))
+        .collect();
+    let mut candidates: Vec<(Candidate, Value, Option<Problem>)> = Vec::new();
+    for (m, matcher) in declared.matchers.iter().enumerate() {
+        let mut push = |from: usize, to: usize, value: Value, problem: Option<Problem>| {
+            let c = Candidate { from, to, matcher: m, value: Pending::Int(0) };
+            candidates.push((c, value, problem));
+        };
+        let timed = (0..words.len()).filter(|&i| words.words[i].flags & TIME != 0);
+        match &matcher.how {
+            How::Dictionary { values, phrases, ordered } => {
+                for i in 0..words.len() {
+                    if let Some((index, mut end)) = phrases.at(&words, i) {
+                        if *ordered {
+                            end = or_above(&words, end);
+                        }
+                        push(i, end, Value::Text(values[index].clone()), None);
+                    }
+                }
+            }
+            How::List { values, phrases, context } => {
+                for c in 0..words.len() {
+                    let Some(after) = cue_ending(&words, c, context) else { continue };
+                    let mut i = after;
+                    if matches!(words.lower(i), "the" | "a" | "an") {
+                        i += 1;
+                    }
+                    let start = i;
+                    let mut found: Vec<usize> = Vec::new();
+                    let mut last = None;
+                    while let Some((index, end)) = phrases.at(&words, i) {
+                        found.push(index);
+                        last = Some(end);
+                        let mut j = end;
+                        let gap = words.gap_before(j).trim();
+                        let separated = matches!(gap, "," | "/" | "&" | "+");
+                        if matches!(words.lower(j), "and" | "or") && gap.is_empty() {
+                            j += 1;
+                        } else if !separated {
+                            break;
+                        }
+                        if matches!(words.lower(j), "and" | "or") {
+                            j += 1;
+                        }
+                        i = j;
+                    }
+                    if let Some(end) = last {
+                        found.sort_unstable();
+                        found.dedup();
+                        let list = found.into_iter().map(|at| values[at].clone()).collect();
+                        push(start, end, Value::List(list), None);
+                    }
+                }
+            }
+            How::Code { shape, codes, cues } => {
+                for i in 0..words.len() {
+                    let Some((end, stop)) = code_at(&words, i, shape) else { continue };
+                    let code = question[words.words[i].start..stop].to_ascii_uppercase();
+                    let listed = codes.binary_search(&code).is_ok();
+                    let cued = (0..3)
+                        .any(|between| i > between && cue_ending_at(&words, i - between, cues));
+                    let taken =
+                        if cues.is_empty() { codes.is_empty() || listed } else { listed || cued };
+                    if taken {
+                        let problem = (!codes.is_empty() && !listed)
+                            .then(|| Problem::NotInList { kind: matcher.kind, code: code.clone() });
+                        push(i, end, Value::Text(code), problem);
+                    }
+                }
+            }
+            How::Uuid => {
+                for i in 0..words.len() {
+                    if let Some(end) = uuid_at(&words, i) {
+                        let span = words.span(i, end);
+                        push(i, end, Value::Text(span.text(question).to_ascii_lowercase()), None);
+                    }
+                }
+            }
+            How::Duration { unit } => {
+                for i in timed {
+                    if let Some((end, n)) = duration_at(&words, i, *unit) {
+                        push(i, end, Value::Int(n), None);
+                    }
+                }
+            }
+            How::Date => {
+                for i in timed {
+                    if let Some((end, Period { start, end: stop })) = day_at(&words, i)
+                        && stop == start.next()
+                    {
+                        push(i, end, Value::Text(start.iso()), None);
+                    }
+                }
+            }
+            How::DateRange { fiscal_year_start } => {
+                for i in timed {
+                    if let Some((end, (start, stop))) = range_at(&words, i, *fiscal_year_start) {
+                        let start = start.map_or_else(|| "-infinity".to_owned(), |d| d.iso());
+                        let stop = stop.map_or_else(|| "infinity".to_owned(), |d| d.iso());
+                        push(i, end, Value::List(vec![start, stop]), None);
+                    }
+                }
+            }
+            How::Integer { cues } => {
+                for i in 1..words.len() {
+                    if cue_ending_at(&words, i, cues)
+                        && let Some(n) = number(words.lower(i))
+                    {
+                        push(i, i + 1, Value::Int(n), None);
+                    }
+                }
+            }
+            How::QuotedText { max_len } => quoted(&words, *max_len, &mut push),
+        }
+    }
+    candidates.retain(|(c, ..)| (c.from..c.to).all(|i| free.get(i).copied().unwrap_or(false)));
+    candidates.sort_by_key(|(c, ..)| (c.from, std::cmp::Reverse(c.to), c.matcher));
+    let (mut mentions, mut diagnostics) = (Vec::new(), Vec::new());
+    let mut next = 0;
+    for (candidate, value, problem) in candidates {
+        if candidate.from < next {
+            continue;
+        }
+        next = candidate.to;
+        let span = words.span(candidate.from, candidate.to);
+        if let Some(problem) = problem {
+            diagnostics.push(Diagnostic { span, problem });
+        }
+        mentions.push(Mention { kind: declared.matchers[candidate.matcher].kind, value, span });
+    }
+    (mentions, diagnostics)
+}
+
+/// Every run of text inside a pair of quotes, trimmed, at most `max_len` characters, one char
+/// at a time.
+fn quoted(
+    words: &Words<'_>,
+    max_len: usize,
+    push: &mut impl FnMut(usize, usize, Value, Option<Problem>),
+) {
+    let text = words.text;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let Some(close) = closes(c) else { continue };
+        if c == '\'' && text[..at].chars().next_back().is_some_and(char::is_alphanumeric) {
+            continue;
+        }
+        let inner_start = at + c.len_utf8();
+        let Some(rel) = text[inner_start..].find(close) else { continue };
+        let mut inner_end = inner_start + rel;
+        if close == '\'' {
+            let mut search = inner_start;
+            while let Some(rel) = text[search..].find('\'') {
+                let candidate = search + rel;
+                if text[candidate + 1..].chars().next().is_some_and(char::is_alphanumeric) {
+                    search = candidate + 1;
+                    continue;
+                }
+                inner_end = candidate;
+                break;
+            }
+        }
+        let inner = &text[inner_start..inner_end];
+        let trimmed = inner.trim();
+        let from = words.words.iter().position(|w| w.start >= inner_start && w.end <= inner_end);
+        let to = words.words.iter().rposition(|w| w.start >= inner_start && w.end <= inner_end);
+        if let (Some(from), Some(to)) = (from, to)
+            && !trimmed.is_empty()
+            && trimmed.chars().count() <= max_len
+        {
+            push(from, to + 1, Value::Text(trimmed.to_owned()), None);
+        }
+        while chars.peek().is_some_and(|&(i, _)| i <= inner_end) {
+            chars.next();
+        }
+    }
+}
