@@ -356,11 +356,11 @@ impl Engine {
                     suggestions: strings("suggestions"),
                 }))
             }
-            Status::Finished => Ok(Outcome::Answered(Box::new(self.answer_of(&run.state)))),
+            Status::Finished => Ok(Outcome::Answered(Box::new(self.answer_of(run.state)))),
         }
     }
 
-    fn answer_of(&self, state: &State) -> Answer {
+    fn answer_of(&self, state: State) -> Answer {
         let registry = self.ctx.planner.registry();
         let route = state.route.unwrap_or(Route::Unplannable);
         let mut proposer_error = state.proposed.failure;
@@ -389,12 +389,12 @@ impl Engine {
             (
                 plan_view(registry, &planning.validation.plan),
                 dropped,
-                graph::trace_of(&self.ctx, state),
+                graph::trace_of(&self.ctx, &state),
             )
         };
-        dropped.extend(state.run_dropped.iter().cloned());
-        let evidence = graph::evidence_tables(state);
-        let mut text = state.text.clone();
+        dropped.extend(state.run_dropped);
+        let evidence = graph::evidence_tables(state.tables);
+        let mut text = state.text;
         for part in &unanswered {
             text.push_str(&format!(
                 "\nNot answered: \"{part}\" (no intent of the registry answers it)."
@@ -415,11 +415,11 @@ impl Engine {
             suppressed_cells: evidence.iter().map(|t| t.suppressed_cells).sum(),
             evidence,
             dropped,
-            gate: state.gate.clone(),
+            gate: state.gate,
             proposer_fallback: proposer_error.is_some(),
             proposer_error,
             trace,
-            timings: state.timings.clone(),
+            timings: state.timings,
         }
     }
 }

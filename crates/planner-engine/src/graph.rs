@@ -16,17 +16,22 @@
 //!
 //! Nodes return their update and their route as typed values; the state holds only data
 //! (question, params, proposals, evidence, text) and never a route. Planning results that are
-//! cheap and pure to recompute (validation, binding) are recomputed from the stored proposals
-//! rather than stored, so a checkpoint is small and a resumed thread sees exactly what an
-//! uninterrupted one would.
+//! pure functions of that data (the lexical pick, validation, binding, the union of the
+//! evidence) are never stored in a checkpoint: a run keeps them beside its state once a node has
+//! computed them ([`Derived`]), every update that changes what they derive from drops them, and
+//! a resumed thread computes them again from the stored proposals, so a checkpoint is small and
+//! a resumed thread sees exactly what an uninterrupted one would.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use planner_exec::{AuditRecord, AuditRoute, Faithfulness, PgPool, SelfConsistency, TenantId};
+use planner_extract::Extraction;
 use planner_grammar::{Agreement, DropReason, PlanTrace};
 use planner_graph::{Command, Graph, GraphBuilder, GraphState, Node, NodeError, node_ids, routes};
-use planner_infer::{GateConfig, Narrator, TemplateNarrator, check_faithfulness};
+use planner_infer::{
+    Evidence, GateConfig, LexicalPick, Narrator, TemplateNarrator, check_faithfulness,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value as Json, json};
 
@@ -118,6 +123,38 @@ pub(crate) struct State {
     /// The id of this run's audit row: set by `Engine::ask`, and by `Engine::resume` through the
     /// resume value, so that each run audits under the id its caller holds.
     pub(crate) audit_id: Option<uuid::Uuid>,
+    /// What this run derived from the fields above; never stored in a checkpoint.
+    #[serde(skip)]
+    pub(crate) derived: Derived,
+}
+
+/// Pure functions of a state's data, kept for the rest of the run once a node computed them
+/// (each is computed at most once per run instead of by every node that reads it). An update
+/// that changes what one derives from drops it ([`Derived::forget_planning`],
+/// [`Derived::forget`]); a resumed run starts without any and computes them again.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Derived {
+    /// What the extractors found in the question (`screen`).
+    extraction: Option<Arc<Extraction>>,
+    /// The lexical pick of the question and params (`route_question`).
+    pick: Option<Arc<LexicalPick>>,
+    /// [`State::planning`] of the params, proposals, scopes, single flag and rounds.
+    planning: Option<Arc<Planning>>,
+    /// The union of the evidence of the plan that ran (`narrate`).
+    evidence: Option<Arc<Evidence>>,
+}
+
+impl Derived {
+    /// The proposals, the single flag, the scopes or the rounds change: the planning goes.
+    fn forget_planning(&mut self) {
+        self.planning = None;
+        self.evidence = None;
+    }
+
+    /// The question's params change: everything goes.
+    fn forget(&mut self) {
+        *self = Derived::default();
+    }
 }
 
 /// A state change.
@@ -144,15 +181,29 @@ impl State {
         self.rounds < ctx.max_rounds
     }
 
-    /// The planning outcome of this state, recomputed (pure, microseconds).
-    pub(crate) fn planning(&self, ctx: &Ctx) -> Planning {
-        ctx.planner.decide(
+    /// The planning outcome of this state: the one a node of this run already computed, else
+    /// computed now (pure), with the question's lexical pick when `route_question` made one.
+    pub(crate) fn planning(&self, ctx: &Ctx) -> Arc<Planning> {
+        if let Some(planning) = &self.derived.planning {
+            return Arc::clone(planning);
+        }
+        let mut planning = ctx.planner.decide(
             self.params.clone(),
             self.proposed.clone(),
             &self.scopes,
             self.single,
             self.rounds_left(ctx),
-        )
+        );
+        planning.pick = self.derived.pick.as_deref().cloned();
+        Arc::new(planning)
+    }
+
+    /// The union of the evidence: the one `narrate` built, else built now.
+    pub(crate) fn evidence(&self, ctx: &Ctx) -> Arc<Evidence> {
+        match &self.derived.evidence {
+            Some(evidence) => Arc::clone(evidence),
+            None => Arc::new(evidence_of(ctx, self)),
+        }
     }
 }
 
@@ -181,7 +232,13 @@ impl Node<State, C> for ProposePlan {
     ) -> Result<Command<Update, ()>, NodeError> {
         let started = Instant::now();
         let proposed = ctx.planner.propose(&state.question, &state.params).await;
-        Ok(Command::goto(timed("propose_plan", started, move |s| s.proposed = proposed), ()))
+        Ok(Command::goto(
+            timed("propose_plan", started, move |s| {
+                s.proposed = proposed;
+                s.derived.forget_planning();
+            }),
+            (),
+        ))
     }
 }
 
@@ -273,7 +330,7 @@ impl Node<State, C> for Narrate {
             // Nothing to narrate: the deterministic rendering says what is missing.
             return Ok(Command::goto(timed("narrate", started, |s| s.narration = None), ()));
         }
-        let evidence = evidence_of(ctx, state);
+        let evidence = state.evidence(ctx);
         let narration = match ctx.narrator.narrate(&state.question, &evidence).await {
             Ok(text) => Some(text),
             Err(err) => {
@@ -281,7 +338,14 @@ impl Node<State, C> for Narrate {
                 None
             }
         };
-        Ok(Command::goto(timed("narrate", started, move |s| s.narration = narration), ()))
+        Ok(Command::goto(
+            timed("narrate", started, move |s| {
+                s.narration = narration;
+                // The gate and the deterministic rendering read the same union.
+                s.derived.evidence = Some(evidence);
+            }),
+            (),
+        ))
     }
 }
 
@@ -468,10 +532,8 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     b.start(Step::Screen);
     b.add_fn(Step::Screen, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let refusal = ctx
-            .planner
-            .screen()
-            .check(&state.question, &ctx.planner.extractor().extract(&state.question));
+        let extraction = ctx.planner.extractor().extract(&state.question);
+        let refusal = ctx.planner.screen().check(&state.question, &extraction);
         Ok(match refusal {
             Some(refusal) => Command::goto(
                 timed("screen", started, move |s| {
@@ -480,30 +542,54 @@ pub(crate) fn build() -> Graph<Step, State, C> {
                 }),
                 Screened::Refuse,
             ),
-            None => Command::goto(timed("screen", started, |_| {}), Screened::Ok),
+            // extract_params starts from the same extraction of the question.
+            None => Command::goto(
+                timed("screen", started, move |s| {
+                    s.derived.extraction = Some(Arc::new(extraction));
+                }),
+                Screened::Ok,
+            ),
         })
     })
     .route(Screened::Ok, Step::ExtractParams)
     .route(Screened::Refuse, Step::Refuse);
     b.add_fn(Step::ExtractParams, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let params = Params::extract(ctx.planner.extractor(), &state.question, &state.answers);
-        Ok(Command::goto(timed("extract_params", started, move |s| s.params = params), ()))
+        let extractor = ctx.planner.extractor();
+        let params = match &state.derived.extraction {
+            Some(extraction) => Params::extract_after(extractor, extraction, &state.answers),
+            None => Params::extract(extractor, &state.question, &state.answers),
+        };
+        Ok(Command::goto(
+            timed("extract_params", started, move |s| {
+                s.params = params;
+                s.derived.forget();
+            }),
+            (),
+        ))
     })
     .goto(Step::RouteQuestion);
     b.add_fn(Step::RouteQuestion, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let single = ctx.planner.route_single(&state.question, &state.params, &state.scopes);
+        let (single, pick) =
+            ctx.planner.route_single_with_pick(&state.question, &state.params, &state.scopes);
+        let pick = Arc::new(pick);
         Ok(match single {
             Some(name) => Command::goto(
                 timed("route_question", started, move |s| {
                     s.single = true;
                     s.proposed = Proposed { samples: vec![vec![name]], ..Proposed::default() };
+                    s.derived.forget_planning();
+                    s.derived.pick = Some(pick);
                 }),
                 Routed::Single,
             ),
             None => Command::goto(
-                timed("route_question", started, |s| s.single = false),
+                timed("route_question", started, move |s| {
+                    s.single = false;
+                    s.derived.forget_planning();
+                    s.derived.pick = Some(pick);
+                }),
                 Routed::Propose,
             ),
         })
@@ -512,26 +598,40 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     .route(Routed::Propose, Step::ProposePlan);
     b.add_fn(Step::BindSingle, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let route = state.planning(ctx).route;
-        Ok(Command::goto(timed("bind_single", started, move |s| s.route = Some(route)), ()))
+        let planning = state.planning(ctx);
+        let route = planning.route;
+        Ok(Command::goto(
+            timed("bind_single", started, move |s| {
+                s.route = Some(route);
+                s.derived.planning = Some(planning);
+            }),
+            (),
+        ))
     })
     .goto(Step::RunPlan);
     b.add_node(Step::ProposePlan, ProposePlan).goto(Step::Stabilize);
     b.add_fn(Step::Stabilize, |_: &C, _: &State, _| {
-        // The majority vote is pure; validate_plan and run_plan recompute it from the stored
-        // proposals, so this step records nothing but its time.
+        // The majority vote is pure; validate_plan computes it from the stored proposals (and
+        // keeps it for the run's later nodes), so this step records nothing but its time.
         Ok(Command::goto(timed("stabilize", Instant::now(), |_| {}), ()))
     })
     .goto(Step::ValidatePlan);
     b.add_fn(Step::ValidatePlan, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let route = state.planning(ctx).route;
+        let planning = state.planning(ctx);
+        let route = planning.route;
         let next = match route {
             Route::Clarify => Validated::Clarify,
             Route::Unplannable => Validated::Unplannable,
             _ => Validated::Run,
         };
-        Ok(Command::goto(timed("validate_plan", started, move |s| s.route = Some(route)), next))
+        Ok(Command::goto(
+            timed("validate_plan", started, move |s| {
+                s.route = Some(route);
+                s.derived.planning = Some(planning);
+            }),
+            next,
+        ))
     })
     .route(Validated::Run, Step::RunPlan)
     .route(Validated::Clarify, Step::Clarify)
@@ -547,6 +647,7 @@ pub(crate) fn build() -> Graph<Step, State, C> {
                     s.audit_id = value.audit_id;
                     s.scopes = value.scopes;
                     s.key = value.key;
+                    s.derived.forget();
                 }),
                 (),
             ));
@@ -584,7 +685,7 @@ pub(crate) fn build() -> Graph<Step, State, C> {
         let Some(narration) = state.narration.clone() else {
             return Ok(Command::goto(timed("faithfulness_gate", started, |_| {}), Gate::Fail));
         };
-        let evidence = evidence_of(ctx, state);
+        let evidence = state.evidence(ctx);
         let verdict = check_faithfulness(&narration, &evidence, &ctx.gate);
         // What did not contribute is always said, in the template's words, when the narration
         // does not already say it.
@@ -616,7 +717,7 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     .route(Gate::Fail, Step::RenderDeterministic);
     b.add_fn(Step::RenderDeterministic, |ctx: &C, state: &State, _| {
         let started = Instant::now();
-        let text = TemplateNarrator::render(&evidence_of(ctx, state));
+        let text = TemplateNarrator::render(&state.evidence(ctx));
         Ok(Command::goto(
             timed("render_deterministic", started, move |s| {
                 s.text = text;
@@ -648,7 +749,7 @@ pub(crate) fn trace_of(ctx: &Ctx, state: &State) -> PlanTrace {
     PlanTrace::new(ctx.planner.registry(), &planning.validation, planning.consensus.as_ref())
 }
 
-/// The evidence tables of a state.
-pub(crate) fn evidence_tables(state: &State) -> Vec<EvidenceTable> {
-    state.tables.iter().map(|t| t.evidence.clone()).collect()
+/// The evidence tables of a state's tables.
+pub(crate) fn evidence_tables(tables: Vec<StoredTable>) -> Vec<EvidenceTable> {
+    tables.into_iter().map(|t| t.evidence).collect()
 }

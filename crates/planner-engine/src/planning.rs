@@ -84,7 +84,16 @@ impl Params {
         answers: &[String],
     ) -> (Params, Extraction) {
         let extraction = extractor.extract(question);
-        let mut params = Params::from_extraction(&extraction);
+        (Params::extract_after(extractor, &extraction, answers), extraction)
+    }
+
+    /// As [`Params::extract`], from the question's own extraction (already made).
+    pub(crate) fn extract_after(
+        extractor: &Extractor,
+        extraction: &Extraction,
+        answers: &[String],
+    ) -> Params {
+        let mut params = Params::from_extraction(extraction);
         for answer in answers {
             let more = extractor.extract(answer);
             for (kind, value) in more.available() {
@@ -92,7 +101,7 @@ impl Params {
                 params.available.insert(kind, value);
             }
         }
-        (params, extraction)
+        params
     }
 
     fn from_extraction(extraction: &Extraction) -> Params {
@@ -353,7 +362,19 @@ impl Planner {
         params: &Params,
         scopes: &[String],
     ) -> Option<String> {
-        self.single_of(&self.lexical_pick(question, params), params, scopes)
+        self.route_single_with_pick(question, params, scopes).0
+    }
+
+    /// [`Planner::route_single`], with the lexical pick it was decided from (which
+    /// [`Planner::unanswered`] reuses when the plan holds exactly its names).
+    pub(crate) fn route_single_with_pick(
+        &self,
+        question: &str,
+        params: &Params,
+        scopes: &[String],
+    ) -> (Option<String>, LexicalPick) {
+        let pick = self.lexical_pick(question, params);
+        (self.single_of(&pick, params, scopes), pick)
     }
 
     /// Asks the configured proposer for K proposals; on error, the lexical proposer answers.

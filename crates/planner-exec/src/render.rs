@@ -16,26 +16,36 @@ const NO_ROWS: &str = "(no rows)";
 /// Renders `table` as aligned plain text: a header, a rule, then one line per row. Numbers are
 /// right-aligned.
 pub fn render_text(table: &ResultTable) -> String {
-    let header: Vec<String> = table.columns.iter().map(|column| column.name.clone()).collect();
+    let header: Vec<&str> = table.columns.iter().map(|column| column.name.as_str()).collect();
     let body: Vec<Vec<String>> =
         table.rows.iter().map(|row| row.iter().map(format_cell).collect()).collect();
     let widths: Vec<usize> = (0..header.len())
         .map(|index| {
             body.iter()
                 .map(|row| width(&row[index]))
-                .chain([width(&header[index])])
+                .chain([width(header[index])])
                 .max()
                 .unwrap_or(0)
         })
         .collect();
     let right: Vec<bool> = table.columns.iter().map(|column| column.ty.is_numeric()).collect();
 
-    let mut out = String::new();
-    push_line(&mut out, &header, &widths, &right);
-    let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
-    push_line(&mut out, &rule, &widths, &right);
+    // Each line is written in place: the cells padded to their widths, two spaces between
+    // them, and the line's trailing whitespace trimmed.
+    let line_width = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1) + 1;
+    let mut out = String::with_capacity(line_width * (body.len().max(1) + 2));
+    push_line(&mut out, header.iter().copied(), &widths, &right);
+    // The rule: each column's width in dashes (nothing to pad).
+    let start = out.len();
+    for (index, &w) in widths.iter().enumerate() {
+        if index > 0 {
+            out.push_str("  ");
+        }
+        out.extend(std::iter::repeat_n('-', w));
+    }
+    end_line(&mut out, start);
     for row in &body {
-        push_line(&mut out, row, &widths, &right);
+        push_line(&mut out, row.iter().map(String::as_str), &widths, &right);
     }
     if body.is_empty() {
         out.push_str(NO_ROWS);
@@ -71,22 +81,34 @@ pub fn render_markdown(table: &ResultTable) -> String {
     out
 }
 
-fn push_line(out: &mut String, cells: &[String], widths: &[usize], right: &[bool]) {
-    let mut line = String::new();
-    for (index, cell) in cells.iter().enumerate() {
+fn push_line<'a>(
+    out: &mut String,
+    cells: impl Iterator<Item = &'a str>,
+    widths: &[usize],
+    right: &[bool],
+) {
+    let start = out.len();
+    for (index, cell) in cells.enumerate() {
         if index > 0 {
-            line.push_str("  ");
+            out.push_str("  ");
         }
-        let pad = " ".repeat(widths[index].saturating_sub(width(cell)));
+        let pad = widths[index].saturating_sub(width(cell));
         if right[index] {
-            line.push_str(&pad);
-            line.push_str(cell);
+            out.extend(std::iter::repeat_n(' ', pad));
+            out.push_str(cell);
         } else {
-            line.push_str(cell);
-            line.push_str(&pad);
+            out.push_str(cell);
+            out.extend(std::iter::repeat_n(' ', pad));
         }
     }
-    out.push_str(line.trim_end());
+    end_line(out, start);
+}
+
+/// Ends the line that begins at byte `start` of `out`: its trailing whitespace goes, a newline
+/// follows.
+fn end_line(out: &mut String, start: usize) {
+    let kept = out[start..].trim_end().len();
+    out.truncate(start + kept);
     out.push('\n');
 }
 

@@ -21,7 +21,6 @@
 //!   were written since the last such read is one round trip. It counts what the network sees,
 //!   whatever the code above believes it sends ([`WirePool::round_trips`]).
 
-use std::collections::HashMap;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -203,8 +202,10 @@ impl Lease {
         begun?;
         let statements = prepared.into_iter().collect::<Result<Vec<_>, _>>()?;
         let conn = self.object.as_deref_mut().unwrap_or_else(|| unreachable!("held"));
-        for ((sql, types), statement) in wanted.iter().zip(&statements) {
-            conn.statements.insert((*sql).to_owned(), (types.to_vec(), statement.clone()));
+        for (((sql, types), statement), known) in wanted.iter().zip(&statements).zip(&known) {
+            if known.is_none() {
+                conn.remember(sql, types, statement);
+            }
         }
         Ok((statements, true))
     }
@@ -226,16 +227,28 @@ impl Drop for Lease {
 /// One pooled connection: its client and its prepared statements.
 pub(crate) struct Conn {
     client: Client,
-    /// By SQL text, with the parameter types it was prepared with; looked up only, never
-    /// iterated.
-    statements: HashMap<String, (Vec<Type>, Statement)>,
+    /// The SQL text, the parameter types it was prepared with, and the statement. A list
+    /// searched in order rather than a hash map: it holds at most the registry's statements (a
+    /// few dozen), a text of another length is ruled out at once, and hashing the text
+    /// (hundreds of bytes) cost more than the whole search.
+    statements: Vec<(String, Vec<Type>, Statement)>,
 }
 
 impl Conn {
     fn prepared(&self, sql: &str, types: &[Type]) -> Option<Statement> {
-        match self.statements.get(sql) {
-            Some((prepared_with, statement)) if prepared_with == types => Some(statement.clone()),
-            _ => None,
+        self.statements
+            .iter()
+            .find(|(known, prepared_with, _)| known == sql && prepared_with == types)
+            .map(|(_, _, statement)| statement.clone())
+    }
+
+    /// Keeps `statement`, prepared from `sql` with `types`, for this connection's next
+    /// requests (replacing one of the same text prepared with other types).
+    fn remember(&mut self, sql: &str, types: &[Type], statement: &Statement) {
+        let entry = (sql.to_owned(), types.to_vec(), statement.clone());
+        match self.statements.iter_mut().find(|(known, _, _)| known == sql) {
+            Some(slot) => *slot = entry,
+            None => self.statements.push(entry),
         }
     }
 }
@@ -297,7 +310,7 @@ impl managed::Manager for Manager {
             }
         });
         self.counts.connections.fetch_add(1, Ordering::Relaxed);
-        Ok(Conn { client, statements: HashMap::new() })
+        Ok(Conn { client, statements: Vec::new() })
     }
 
     async fn recycle(&self, conn: &mut Conn, _: &Metrics) -> RecycleResult<ConnectError> {
