@@ -912,6 +912,20 @@ fn edit_distance(a: &[u8], b: &[u8]) -> usize {
     rows[previous + b.len()]
 }
 
+/// Irregular past forms of verbs, sorted: the stem of the form is its verb's (`sold` meets
+/// `selling` at `sell`).
+const IRREGULAR: &[(&str, &str)] = &[
+    ("bought", "buy"),
+    ("brought", "bring"),
+    ("built", "build"),
+    ("kept", "keep"),
+    ("paid", "pay"),
+    ("sent", "send"),
+    ("sold", "sell"),
+    ("spent", "spend"),
+    ("taught", "teach"),
+];
+
 /// A light suffix stripper: plurals, `-ing`, `-ed`, then a final `e`, so that `expires`,
 /// `expiring` and `expired` meet at `expir`.
 pub(crate) fn stem(word: &str) -> String {
@@ -922,6 +936,10 @@ pub(crate) fn stem(word: &str) -> String {
 
 /// [`stem`] without a new string: the word is cut (or its `ies` made `y`) where it lies.
 pub(crate) fn stem_in_place(word: &mut String) {
+    if let Ok(at) = IRREGULAR.binary_search_by(|(form, _)| (*form).cmp(word.as_str())) {
+        IRREGULAR[at].1.clone_into(word);
+        return;
+    }
     if word.len() > 4 && word.ends_with("ies") {
         word.truncate(word.len() - 3);
         word.push('y');
@@ -989,6 +1007,10 @@ mod tests {
         // A multi-byte character whose last two bytes are equal is not a doubled letter.
         assert_eq!(stem("\u{a000}ing"), "\u{a000}");
         assert_eq!(stem("studies"), "study");
+        // Irregular past forms meet their verbs.
+        assert_eq!(stem("sold"), stem("selling"));
+        assert_eq!(stem("bought"), stem("buys"));
+        assert!(IRREGULAR.windows(2).all(|pair| pair[0].0 < pair[1].0), "sorted");
     }
 
     #[test]
