@@ -42,6 +42,9 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Capture {
 async fn spans_name_the_run_and_each_node() {
     let capture = Capture::default();
     let _guard = tracing_subscriber::registry().with(capture.clone()).set_default();
+    // Another test thread of the same binary (under `cargo test`) may have cached the
+    // callsites as uninteresting while it had no subscriber: ask them again.
+    tracing::callsite::rebuild_interest_cache();
     let script = ["continue", "ready", "finish"];
     let input = reference::RefState {
         script: script.iter().map(|it| (*it).to_owned()).collect(),
