@@ -10,12 +10,12 @@ use sqlx::PgPool;
 
 use crate::harness;
 
-fn domain() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/domains/retail")
+fn domain(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/domains").join(name)
 }
 
-fn registry() -> String {
-    domain().join("registry.toml").display().to_string()
+fn registry(name: &str) -> String {
+    domain(name).join("registry.toml").display().to_string()
 }
 
 fn planner(args: &[&str], url: Option<&str>, stdin: &str) -> Output {
@@ -41,14 +41,14 @@ fn json(output: &Output) -> Value {
 /// Loads the domain's schema and data into the (migrated) database of `pool`.
 async fn load_domain(pool: &PgPool) {
     for file in ["migrations/0001_schema.sql", "seed.sql"] {
-        let sql = std::fs::read_to_string(domain().join(file)).unwrap();
+        let sql = std::fs::read_to_string(domain("retail").join(file)).unwrap();
         sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(pool).await.unwrap();
     }
 }
 
 fn ask(url: &str, question: &str, stdin: &str) -> Value {
     let tenant = planner_dataset::DEMO_TENANTS[0].id.to_string();
-    let registry = registry();
+    let registry = registry("retail");
     json(&planner(
         &["ask", "--json", "--registry", &registry, "--tenant", &tenant, question],
         Some(url),
@@ -96,7 +96,7 @@ async fn the_retail_domain_is_answered_from_its_registry_file(pool: PgPool) {
     // A missing value is asked for with the kind's label (on stderr), and the answer on stdin
     // is read by the same extractors.
     let tenant = planner_dataset::DEMO_TENANTS[0].id.to_string();
-    let registry = registry();
+    let registry = registry("retail");
     let output = planner(
         &[
             "ask",
@@ -134,30 +134,33 @@ async fn first_sku(pool: &PgPool) -> String {
 }
 
 /// The corpus scores, from `planner eval --json`.
-fn eval(corpus: &str) -> Value {
-    let registry = registry();
-    let path = domain().join("eval").join(corpus).display().to_string();
+fn eval(name: &str, corpus: &str) -> Value {
+    let registry = registry(name);
+    let path = domain(name).join("eval").join(corpus).display().to_string();
     json(&planner(&["eval", "--json", "--registry", &registry, &path], None, ""))
 }
 
-/// The floors are the scores measured on the corpora (fixtures/domains/retail/README.md): a
-/// regression gate, not the targets, which are higher. `first-sight-2.jsonl` is the blind
-/// corpus; `dev.jsonl` and `dev-seen.jsonl` (the first blind corpus, whose scores were read
-/// while changing the proposer) are development corpora.
+/// The floors are the scores measured on the corpora (the domains' READMEs): a regression gate,
+/// not the targets, which are higher. Retail's `first-sight-2.jsonl` and helpdesk's
+/// `first-sight.jsonl` are blind corpora; retail's `dev.jsonl` and `dev-seen.jsonl` (its first
+/// blind corpus, whose scores were read while changing the proposer) are development corpora.
+/// Helpdesk has a registry, a schema and a corpus, no data: it is planned, not answered.
 #[test]
-fn the_retail_corpora_keep_their_scores() {
-    for (corpus, intent_floor, route_floor, args_floor) in [
-        ("first-sight-2.jsonl", 0.72, 0.78, 0.97),
-        ("dev-seen.jsonl", 0.80, 0.87, 1.0),
-        ("dev.jsonl", 0.88, 0.91, 1.0),
+fn the_other_domains_corpora_keep_their_scores() {
+    for (name, file, intent_floor, route_floor, args_floor, refusal_floor) in [
+        ("retail", "first-sight-2.jsonl", 0.74, 0.86, 0.97, 1.0),
+        ("retail", "dev-seen.jsonl", 0.82, 0.88, 1.0, 1.0),
+        ("retail", "dev.jsonl", 0.88, 0.91, 1.0, 1.0),
+        ("helpdesk", "first-sight.jsonl", 0.79, 0.86, 0.96, 0.75),
     ] {
-        let scores = eval(corpus);
+        let corpus = format!("{name}/{file}");
+        let scores = eval(name, file);
         let figure = |key: &str| scores[key].as_f64().unwrap();
         assert!(scores["total"].as_u64().unwrap() >= 24, "{corpus}: {scores}");
         assert!(figure("intent_set_exact") >= intent_floor, "{corpus}: {scores}");
         assert!(figure("route_accuracy") >= route_floor, "{corpus}: {scores}");
         assert!(figure("args_exact") >= args_floor, "{corpus}: {scores}");
         assert_eq!(scores["false_refusals"], 0, "{corpus}: {scores}");
-        assert!((figure("refusal_recall") - 1.0).abs() < 1e-9, "{corpus}: {scores}");
+        assert!(figure("refusal_recall") >= refusal_floor, "{corpus}: {scores}");
     }
 }
