@@ -894,9 +894,22 @@ fn list_at(
     }
     let start = i;
     let at = scratch.len();
+    let end = list_values(words, start, phrases, |index| scratch.push(index))?;
+    Some((start, end, Pending::List { at, len: scratch.len() - at }))
+}
+
+/// The values of a list starting at word `i`, each handed to `found` (an index into
+/// `phrases`), joined by `,` `/` `&` `+`, "and" or "or": the word after the last value, or
+/// `None` when no value starts at `i`.
+fn list_values(
+    words: &Words<'_>,
+    mut i: usize,
+    phrases: &Phrases,
+    mut found: impl FnMut(usize),
+) -> Option<usize> {
     let mut last = None;
     while let Some((index, end)) = phrases.at(words, i) {
-        scratch.push(index);
+        found(index);
         last = Some(end);
         let mut j = end;
         let gap = words.gap_before(j).trim();
@@ -911,8 +924,7 @@ fn list_at(
         }
         i = j;
     }
-    let end = last?;
-    Some((start, end, Pending::List { at, len: scratch.len() - at }))
+    last
 }
 
 /// A code of `shape` at word `i` that its list holds or a cue announces.

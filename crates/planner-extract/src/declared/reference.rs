@@ -7,7 +7,8 @@ use planner_registry::Value;
 
 use super::{
     Candidate, Declared, How, NO_WORD, Pending, Period, TIME, Word, Words, closes, code_at,
-    cue_ending, cue_ending_at, day_at, duration_at, number, or_above, range_at, uuid_at,
+    cue_ending, cue_ending_at, day_at, duration_at, list_values, number, or_above, range_at,
+    uuid_at,
 };
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
 
@@ -81,24 +82,7 @@ pub(super) fn extract(
                     }
                     let start = i;
                     let mut found: Vec<usize> = Vec::new();
-                    let mut last = None;
-                    while let Some((index, end)) = phrases.at(&words, i) {
-                        found.push(index);
-                        last = Some(end);
-                        let mut j = end;
-                        let gap = words.gap_before(j).trim();
-                        let separated = matches!(gap, "," | "/" | "&" | "+");
-                        if matches!(words.lower(j), "and" | "or") && gap.is_empty() {
-                            j += 1;
-                        } else if !separated {
-                            break;
-                        }
-                        if matches!(words.lower(j), "and" | "or") {
-                            j += 1;
-                        }
-                        i = j;
-                    }
-                    if let Some(end) = last {
+                    if let Some(end) = list_values(&words, start, phrases, |at| found.push(at)) {
                         found.sort_unstable();
                         found.dedup();
                         let list = found.into_iter().map(|at| values[at].clone()).collect();
