@@ -332,30 +332,24 @@ impl LexicalProposer {
         let factors = self.factors(available);
 
         // (intent, score, context, segment)
-        let pick = |anchored: bool| -> Vec<(usize, f32, bool, usize)> {
-            segments
-                .iter()
-                .enumerate()
-                .filter_map(|(position, segment)| {
-                    let (index, score) =
-                        self.best(&segment.columns, available, &factors, anchored)?;
-                    Some((index, score, segment.context, position))
-                })
-                .collect()
-        };
-        // Intents anchored by a distinctive param below the gain only when nothing else is.
-        // ... and when no term of the question is a decisive one (which the clarification
-        // reads instead).
-        let mut asks = pick(false);
+        let mut asks: Vec<(usize, f32, bool, usize)> = segments
+            .iter()
+            .enumerate()
+            .filter_map(|(position, segment)| {
+                let (index, score) = self.best(&segment.columns, available, &factors, false)?;
+                Some((index, score, segment.context, position))
+            })
+            .collect();
+        // An ask with no decisive term and no pick of its own may be decided by a distinctive
+        // param of the question, below the gain: beside asks that pick (framing phrases and
+        // modifiers aside), or when nothing picks and no term of the question is a decisive one
+        // (which the clarification reads instead).
+        let picked = !asks.is_empty();
         let decisive = segments.iter().any(|s| s.columns.iter().any(|&c| self.decisive[c]));
-        if asks.is_empty() && !decisive {
-            asks = pick(true);
-        } else if !asks.is_empty() {
-            // An ask with no decisive term of its own, beside others that pick: a distinctive
-            // param of the question may decide it.
+        if picked || !decisive {
             for (position, segment) in segments.iter().enumerate() {
-                if segment.context
-                    || asks.iter().any(|ask| ask.3 == position)
+                if asks.iter().any(|ask| ask.3 == position)
+                    || (picked && segment.context)
                     || segment.columns.iter().any(|&c| self.decisive[c])
                 {
                     continue;
