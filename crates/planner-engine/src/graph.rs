@@ -308,6 +308,8 @@ impl Node<State, C> for RunPlan {
                 s.route = Some(route);
                 s.tables = tables;
                 s.run_dropped = dropped;
+                // The union of the evidence derives from the tables.
+                s.derived.evidence = None;
             }),
             (),
         ))
