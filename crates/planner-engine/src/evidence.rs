@@ -8,7 +8,7 @@ use planner_grammar::{ArgSource, DropReason, PlanNode};
 use planner_infer::{
     Cell as GateCell, DroppedIntent, Evidence, EvidenceTable as GateTable, Window,
 };
-use planner_registry::{ParamKind, QueryIntent, Unit, Value, WindowDirection};
+use planner_registry::{DurationUnit, QueryIntent, Registry, Unit, Value, WindowDirection};
 use serde::{Deserialize, Serialize};
 
 use crate::answer::EvidenceTable;
@@ -28,7 +28,13 @@ pub(crate) struct StoredTable {
 /// A window as the gate reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct StoredWindow {
-    months: i64,
+    /// Its length, in months unless `days`; named as checkpoints written before day windows
+    /// name it.
+    #[serde(rename = "months")]
+    length: i64,
+    /// Whether the length is in days (a `duration` kind of unit day).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    days: bool,
     ahead: bool,
     as_of: Option<String>,
 }
@@ -46,23 +52,26 @@ enum StoredCell {
     Suppressed,
 }
 
-/// The window of `node`'s rows: its intent's direction and the months it was bound with,
-/// anchored on `as_of` (the data's date, when it was read).
+/// The window of `node`'s rows: its intent's direction and the length it was bound with (a
+/// param of kind months, or of a `duration` kind in its unit), anchored on `as_of` (the data's
+/// date, when it was read).
 pub(crate) fn window_of(
+    registry: &Registry,
     query: &QueryIntent,
     node: &PlanNode,
     as_of: Option<&str>,
 ) -> Option<StoredWindow> {
     let direction = query.window?;
-    let months = node.args.iter().find_map(|arg| match (&arg.kind, &arg.source) {
-        (
-            ParamKind::Months,
-            ArgSource::Available(Value::Int(n)) | ArgSource::Default(Value::Int(n)),
-        ) => Some(*n),
-        _ => None,
+    let (length, unit) = node.args.iter().find_map(|arg| {
+        let (ArgSource::Available(Value::Int(n)) | ArgSource::Default(Value::Int(n))) = &arg.source
+        else {
+            return None;
+        };
+        Some((*n, registry.duration_unit(arg.kind)?))
     })?;
     Some(StoredWindow {
-        months,
+        length,
+        days: unit == DurationUnit::Day,
         ahead: direction == WindowDirection::Ahead,
         as_of: as_of.map(str::to_owned),
     })
@@ -141,7 +150,8 @@ impl StoredTable {
                 })
                 .collect(),
             window: self.window.as_ref().map(|window| Window {
-                months: window.months,
+                length: window.length,
+                unit: if window.days { DurationUnit::Day } else { DurationUnit::Month },
                 direction: if window.ahead {
                     WindowDirection::Ahead
                 } else {

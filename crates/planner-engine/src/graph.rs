@@ -290,7 +290,7 @@ impl Node<State, C> for RunPlan {
             let name = intent.name.clone();
             match (outcome, intent.query()) {
                 (NodeOutcome::Ran(table), Some(query)) => {
-                    let window = window_of(query, node, as_of.as_deref());
+                    let window = window_of(registry, query, node, as_of.as_deref());
                     tables.push(StoredTable::new(&name, query, &table, window));
                 }
                 (NodeOutcome::Ran(_), None) => dropped.push(DroppedNode {

@@ -2,7 +2,7 @@
 //! suppressed cells marked, money marked as money, and the window each table covers), the
 //! entity strings the question bound, and the plan nodes that did not contribute.
 
-use planner_registry::WindowDirection;
+use planner_registry::{DurationUnit, WindowDirection};
 
 /// One cell of an evidence table, typed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,11 +30,14 @@ pub enum Cell {
     },
 }
 
-/// The window of months a table's rows cover.
+/// The window of time a table's rows cover.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
-    /// Its length in months, as bound.
-    pub months: i64,
+    /// Its length in `unit`s, as bound.
+    pub length: i64,
+    /// The unit of `length`: months for the built-in `months` kind, a `duration` kind's own
+    /// unit otherwise.
+    pub unit: DurationUnit,
     /// Which way it runs: up to the anchor ("over the 36 months to 2026-09-30") or from it on
     /// ("in the 18 months from 2026-09-30").
     pub direction: WindowDirection,
@@ -51,7 +54,7 @@ pub struct EvidenceTable {
     pub columns: Vec<String>,
     /// The rows, each as long as `columns`.
     pub rows: Vec<Vec<Cell>>,
-    /// The window of months the rows cover, for an intent that has one.
+    /// The window of time the rows cover, for an intent that has one.
     pub window: Option<Window>,
 }
 

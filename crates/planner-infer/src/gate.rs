@@ -417,7 +417,7 @@ impl Index {
                 index.numbers.push(int(withheld as i128));
             }
             if let Some(window) = &table.window {
-                index.numbers.push(int(window.months.into()));
+                index.numbers.push(int(window.length.into()));
                 if let Some(date) = &window.as_of {
                     read_text(date, &mut index, false);
                 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use planner_registry::WindowDirection;
+use planner_registry::{DurationUnit, WindowDirection};
 
 use crate::evidence::{Cell, Evidence, EvidenceTable, Window};
 use crate::openai::{ChatReply, Constraint, ModelClient};
@@ -87,13 +87,18 @@ fn title(intent: &str) -> String {
 }
 
 fn window_phrase(window: &Window) -> String {
-    let months = window.months;
-    let unit = if months == 1 { "month" } else { "months" };
+    let length = window.length;
+    let unit = match (window.unit, length) {
+        (DurationUnit::Month, 1) => "month",
+        (DurationUnit::Month, _) => "months",
+        (DurationUnit::Day, 1) => "day",
+        (DurationUnit::Day, _) => "days",
+    };
     match (&window.as_of, window.direction) {
-        (Some(date), WindowDirection::Past) => format!(" over the {months} {unit} to {date}"),
-        (Some(date), WindowDirection::Ahead) => format!(" in the {months} {unit} from {date}"),
-        (None, WindowDirection::Past) => format!(" over the last {months} {unit}"),
-        (None, WindowDirection::Ahead) => format!(" in the next {months} {unit}"),
+        (Some(date), WindowDirection::Past) => format!(" over the {length} {unit} to {date}"),
+        (Some(date), WindowDirection::Ahead) => format!(" in the {length} {unit} from {date}"),
+        (None, WindowDirection::Past) => format!(" over the last {length} {unit}"),
+        (None, WindowDirection::Ahead) => format!(" in the next {length} {unit}"),
     }
 }
 
@@ -336,5 +341,35 @@ impl Narrator for ModelNarrator {
                 ChatReply::Unusable(reason) => Err(Error::UnusableReply(reason)),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_is_told_in_its_own_unit() {
+        let window = |length, unit, direction, as_of: Option<&str>| Window {
+            length,
+            unit,
+            direction,
+            as_of: as_of.map(str::to_owned),
+        };
+        let cases = [
+            (
+                window(36, DurationUnit::Month, WindowDirection::Past, Some("2026-07-01")),
+                " over the 36 months to 2026-07-01",
+            ),
+            (window(1, DurationUnit::Month, WindowDirection::Ahead, None), " in the next 1 month"),
+            (
+                window(14, DurationUnit::Day, WindowDirection::Past, Some("2025-12-31")),
+                " over the 14 days to 2025-12-31",
+            ),
+            (window(1, DurationUnit::Day, WindowDirection::Past, None), " over the last 1 day"),
+        ];
+        for (window, phrase) in cases {
+            assert_eq!(window_phrase(&window), phrase);
+        }
     }
 }

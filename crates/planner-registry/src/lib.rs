@@ -94,7 +94,7 @@
 //! | `sql` | string, required | one PostgreSQL query with placeholders `$1..$n` |
 //! | `columns` | array of tables, required | the output columns, in `SELECT` order |
 //! | `suppression` | table | required when the plane has `counts = true`, forbidden otherwise |
-//! | `window` | string, optional | `past` or `ahead`: the rows cover the intent's `months` param of months up to, or from, the data's "today" (`registry.as_of`); answers say so. The intent needs a `months` param |
+//! | `window` | string, optional | `past` or `ahead`: the rows cover the length the intent's `months` param (or a param of a `duration` kind, in that kind's unit) binds, up to or from the data's "today" (`registry.as_of`); answers say so ("over the 14 days to 2025-12-31"). The intent needs such a param |
 //!
 //! A `params` entry is `{ name = "<param>" }` for a required param, or
 //! `{ name = "<param>", default = <value> }` for an optional one. Integer (`months`) params may

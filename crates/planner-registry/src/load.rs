@@ -15,7 +15,7 @@ use crate::model::{
     IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings,
     Suppression, Unit, WindowDirection,
 };
-use crate::value::{ParamKind, Value, ValueShape};
+use crate::value::{KindType, ParamKind, Value, ValueShape};
 
 /// The most intents a registry may declare.
 const MAX_INTENTS: usize = 100_000;
@@ -756,10 +756,18 @@ impl Ctx<'_> {
                     return None;
                 }
             };
-            if !params.iter().any(|param| param.kind == ParamKind::Months) {
+            let measures_time = |kind: ParamKind| match kind {
+                ParamKind::Months => true,
+                ParamKind::Declared(declared) => declared.ty() == KindType::Duration,
+                _ => false,
+            };
+            if !params.iter().any(|param| measures_time(param.kind)) {
                 report.at(
                     &window.span(),
-                    format!("intent `{name}`: a window needs a param of kind months"),
+                    format!(
+                        "intent `{name}`: a window needs a param of kind months or of a \
+                         duration kind"
+                    ),
                 );
             }
             Some(direction)

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::kinds::KindSpec;
+use crate::kinds::{DurationUnit, KindBody, KindSpec};
 use crate::value::{ParamKind, Value, ValueShape};
 
 /// A loaded, validated registry. Frozen: cloning shares one allocation, and nothing in it can
@@ -409,6 +409,20 @@ impl Registry {
     /// The kinds the file declares in `[kinds]`, in name order (built-in kinds are not listed).
     pub fn kinds(&self) -> &[KindSpec] {
         &self.inner.kinds
+    }
+
+    /// The unit of a kind that measures a length of time (what an intent's window is bound
+    /// with): months for the built-in `months`, a `duration` kind's own unit; `None` for any
+    /// other kind.
+    pub fn duration_unit(&self, kind: ParamKind) -> Option<DurationUnit> {
+        match kind {
+            ParamKind::Months => Some(DurationUnit::Month),
+            ParamKind::Declared(_) => match self.kind_spec(kind)?.body {
+                KindBody::Duration { unit } => Some(unit),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// The declaration of a declared kind; `None` for a built-in kind.

@@ -3,7 +3,7 @@
 //! not load, a shape no code can match, a key the type does not take).
 
 use planner_registry::{
-    CaseRule, KindBody, KindType, ParamKind, Registry, Requirement, Value, ValueShape,
+    CaseRule, DurationUnit, KindBody, KindType, ParamKind, Registry, Requirement, Value, ValueShape,
 };
 
 const HEAD: &str = r#"[registry]
@@ -193,4 +193,36 @@ fn casts_and_provides_follow_the_value_shape() {
     );
     let problems = load(&text).unwrap_err();
     assert!(problems.contains("cannot provide param `region`"), "{problems}");
+}
+
+#[test]
+fn a_window_is_bound_by_months_or_by_a_duration_kind_in_its_unit() {
+    let kinds = format!("{GOOD_KINDS}\n[kinds.days]\ntype = \"duration\"\nunit = \"day\"\n");
+    let with_window = |days: bool| {
+        let text = with_kinds(&kinds)
+            .replace("plane = \"shop\"\nparams", "plane = \"shop\"\nwindow = \"past\"\nparams");
+        if !days {
+            return text;
+        }
+        text.replace("top_n = { kind = \"top_n\" }", "top_n = { kind = \"top_n\" }\ndays = { kind = \"days\" }")
+            .replace(
+                "{ name = \"top_n\", default = 10, min = 1, max = 50 },",
+                "{ name = \"top_n\", default = 10, min = 1, max = 50 },\n  { name = \"days\", default = 30, min = 1, max = 90 },",
+            )
+            .replace("GROUP BY o.region", "AND $4::int > 0 GROUP BY o.region")
+    };
+    let registry = load(&with_window(true)).unwrap();
+    let days = registry.kind_named("days").unwrap();
+    assert_eq!(registry.duration_unit(days), Some(DurationUnit::Day));
+    assert_eq!(registry.duration_unit(ParamKind::Months), Some(DurationUnit::Month));
+    assert_eq!(registry.duration_unit(registry.kind_named("top_n").unwrap()), None);
+    assert_eq!(registry.duration_unit(ParamKind::Agency), None);
+    // An integer is not a length of time.
+    let report = load(&with_window(false)).unwrap_err();
+    assert!(
+        report.contains(
+            "intent `sales`: a window needs a param of kind months or of a duration kind"
+        ),
+        "{report}"
+    );
 }

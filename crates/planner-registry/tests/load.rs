@@ -339,7 +339,8 @@ fn the_as_of_query_windows_and_units_are_checked() {
         )
         .replace("WHERE a.months < $1::int", "");
     assert!(
-        problems(&no_months).contains("a window needs a param of kind months"),
+        problems(&no_months)
+            .contains("a window needs a param of kind months or of a duration kind"),
         "{}",
         problems(&no_months)
     );

@@ -93,6 +93,13 @@ async fn the_retail_domain_is_answered_from_its_registry_file(pool: PgPool) {
     assert_eq!(stock["plan"]["nodes"][0]["args"]["sku"], sku, "{stock}");
     assert!(rows(&stock, "stock_levels") > 0, "{stock}");
 
+    // A window bound by a duration kind of days is told in days, up to the data's date.
+    let trend = ask(&url, "Daily sales trend over the last 14 days", "");
+    assert_eq!(trend["plan"]["nodes"][0]["intent"], "recent_sales_trend", "{trend}");
+    assert_eq!(trend["plan"]["nodes"][0]["args"]["window_days"], 14, "{trend}");
+    let text = trend["text"].as_str().unwrap();
+    assert!(text.starts_with("Recent sales trend over the 14 days to 20"), "{text}");
+
     // A missing value is asked for with the kind's label (on stderr), and the answer on stdin
     // is read by the same extractors.
     let tenant = planner_dataset::DEMO_TENANTS[0].id.to_string();

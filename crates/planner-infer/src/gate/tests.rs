@@ -5,7 +5,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::dash::find_dashes;
-use planner_registry::WindowDirection;
+use planner_registry::{DurationUnit, WindowDirection};
 
 use crate::evidence::{DroppedIntent, EvidenceTable, Window};
 use crate::narrate::TemplateNarrator;
@@ -171,7 +171,8 @@ fn money_and_dates_as_the_template_writes_them_pass_and_others_fail() {
                 Cell::Money("4160091428.6".to_owned()),
             ]],
             window: Some(Window {
-                months: 36,
+                length: 36,
+                unit: DurationUnit::Month,
                 direction: WindowDirection::Past,
                 as_of: Some("2026-09-30".to_owned()),
             }),
@@ -328,8 +329,9 @@ fn window() -> impl Strategy<Value = Option<Window>> {
                     .prop_map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}")),
             ),
         )
-            .prop_map(|(months, past, as_of)| Window {
-                months,
+            .prop_map(|(length, past, as_of)| Window {
+                length,
+                unit: DurationUnit::Month,
                 direction: if past { WindowDirection::Past } else { WindowDirection::Ahead },
                 as_of,
             }),

@@ -7,7 +7,7 @@ use planner_infer::{
     Cell, DroppedIntent, Evidence, EvidenceTable, GateConfig, Miss, Narrator, Window,
     check_faithfulness,
 };
-use planner_registry::WindowDirection;
+use planner_registry::{DurationUnit, WindowDirection};
 
 /// `count` evidence samples with the question each answers, the same for the same count.
 pub fn samples(count: usize) -> Vec<(String, Evidence)> {
@@ -40,7 +40,8 @@ pub fn samples(count: usize) -> Vec<(String, Evidence)> {
                 columns: ["uei", "name", "awards", "obligated"].map(str::to_owned).to_vec(),
                 rows,
                 window: Some(Window {
-                    months,
+                    length: months,
+                    unit: DurationUnit::Month,
                     direction: WindowDirection::Past,
                     as_of: Some("2026-09-30".to_owned()),
                 }),
