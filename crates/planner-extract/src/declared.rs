@@ -273,11 +273,14 @@ impl<'a> Words<'a> {
         self.text.get(start..end).unwrap_or("")
     }
 
-    /// Whether the gap before word `i` is a light one inside a phrase.
+    /// Whether the gap before word `i` is a light one inside a phrase: blanks, dots, hyphens,
+    /// apostrophes, underscores and slashes ("TS/SCI", "w/").
     fn joined(&self, i: usize) -> bool {
         let gap = self.gap_before(i);
         gap.len() <= 6
-            && gap.chars().all(|c| c.is_whitespace() || matches!(c, '.' | '-' | '\'' | '’' | '_'))
+            && gap
+                .chars()
+                .all(|c| c.is_whitespace() || matches!(c, '.' | '-' | '\'' | '’' | '_' | '/'))
     }
 
     fn span(&self, from: usize, to: usize) -> Span {
@@ -538,7 +541,7 @@ struct Matcher {
 #[derive(Debug)]
 enum How {
     Dictionary { values: Vec<String>, phrases: Phrases, ordered: bool },
-    Code { shape: String, codes: Vec<String>, cues: Vec<Vec<u32>> },
+    Code { shape: String, codes: Vec<String>, cues: Vec<Vec<u32>>, bare_mixed: bool },
     List { values: Vec<String>, phrases: Phrases, context: Vec<Vec<u32>> },
     Uuid,
     Duration { unit: DurationUnit },
@@ -633,6 +636,11 @@ impl Declared {
             quoted: Vec::new(),
             matchers: Vec::new(),
         };
+        let ids = u32::try_from(out.table.len()).unwrap_or(u32::MAX);
+        // The word ids an alias of `phrases` starts with.
+        let phrase_starts = |phrases: &Phrases| {
+            (0..ids).filter(|&id| phrases.starts_with(id)).collect::<Vec<u32>>()
+        };
         for (m, matcher) in matchers.iter().enumerate() {
             let mut mark = |id: u32| {
                 if let Some(lane) = out.starts.get_mut(id as usize * lanes + m / 64) {
@@ -641,14 +649,12 @@ impl Declared {
             };
             match &matcher.how {
                 How::Dictionary { phrases, .. } => {
-                    (0..out.table.len()).filter_map(|id| u32::try_from(id).ok()).for_each(|id| {
-                        if phrases.starts_with(id) {
-                            mark(id);
-                        }
-                    });
+                    phrase_starts(phrases).into_iter().for_each(mark)
                 }
-                How::List { context, .. } => {
-                    context.iter().filter_map(|c| c.first()).for_each(|&id| mark(id))
+                How::List { context, phrases, .. } => {
+                    // A list is read from its context word, or from its first value.
+                    context.iter().filter_map(|c| c.first()).for_each(|&id| mark(id));
+                    phrase_starts(phrases).into_iter().for_each(mark);
                 }
                 How::Integer { cues } => {
                     cues.iter().filter_map(|c| c.last()).for_each(|&id| mark(id))
@@ -745,9 +751,12 @@ impl Declared {
                 if let Some((start, end, found)) = list_at(words, i, phrases, context, scratch) {
                     push(start, end, found);
                 }
+                if let Some((end, found)) = bare_list_at(words, i, phrases, context, scratch) {
+                    push(i, end, found);
+                }
             }
-            How::Code { shape, codes, cues } => {
-                if let Some((end, value)) = code_value(words, i, shape, codes, cues) {
+            How::Code { shape, codes, cues, bare_mixed } => {
+                if let Some((end, value)) = code_value(words, i, shape, codes, cues, *bare_mixed) {
                     push(i, end, value);
                 }
             }
@@ -898,6 +907,37 @@ fn list_at(
     Some((start, end, Pending::List { at, len: scratch.len() - at }))
 }
 
+/// A list starting at word `i` with no context cue before it: one a context word follows
+/// ("SI, TK and G compartments", "web and store channels"), or two values or more in capitals
+/// joined by slashes ("SI/TK"). Its entries are pushed on `scratch`.
+fn bare_list_at(
+    words: &Words<'_>,
+    i: usize,
+    phrases: &Phrases,
+    context: &[Vec<u32>],
+    scratch: &mut Vec<usize>,
+) -> Option<(usize, Pending)> {
+    if !phrases.starts_with(words.id(i)) {
+        return None;
+    }
+    let at = scratch.len();
+    let end = list_values(words, i, phrases, |index| scratch.push(index))?;
+    let len = scratch.len() - at;
+    if cue_ending(words, end, context).is_some() || slashed_capitals(words, i, end, len) {
+        return Some((end, Pending::List { at, len }));
+    }
+    scratch.truncate(at);
+    None
+}
+
+/// Whether words `from..to`, holding `values` list values, are two values or more written in
+/// capitals with a slash between each two words.
+fn slashed_capitals(words: &Words<'_>, from: usize, to: usize, values: usize) -> bool {
+    values >= 2
+        && (from + 1..to).all(|j| words.gap_before(j).trim() == "/")
+        && (from..to).all(|j| !words.raw(j).chars().any(char::is_lowercase))
+}
+
 /// The values of a list starting at word `i`, each handed to `found` (an index into
 /// `phrases`), joined by `,` `/` `&` `+`, "and" or "or": the word after the last value, or
 /// `None` when no value starts at `i`.
@@ -927,13 +967,15 @@ fn list_values(
     last
 }
 
-/// A code of `shape` at word `i` that its list holds or a cue announces.
+/// A code of `shape` at word `i` that its list holds, a cue announces or, with `bare_mixed`,
+/// its mix of letters and digits tells.
 fn code_value(
     words: &Words<'_>,
     i: usize,
     shape: &str,
     codes: &[String],
     cues: &[Vec<u32>],
+    bare_mixed: bool,
 ) -> Option<(usize, Pending)> {
     let (end, stop) = code_at(words, i, shape)?;
     let start = words.words.get(i)?.start;
@@ -943,7 +985,11 @@ fn code_value(
     // A cue right before the code, or with one or two words between ("SKU number AB-1234",
     // "product code no. AB-1234").
     let cued = (0..3).any(|between| i > between && cue_ending_at(words, i - between, cues));
-    let taken = if cues.is_empty() { codes.is_empty() || listed } else { listed || cued };
+    let mixed = bare_mixed
+        && code.iter().any(u8::is_ascii_alphabetic)
+        && code.iter().any(u8::is_ascii_digit);
+    // Without cues, a kind without a list takes every code of its shape.
+    let taken = (cues.is_empty() && codes.is_empty()) || listed || cued || mixed;
     taken.then_some((end, Pending::Code { start, end: stop, listed }))
 }
 
@@ -960,10 +1006,11 @@ fn compile(body: &KindBody, table: &mut WordTable) -> How {
             phrases: Phrases::new(entries, table),
             ordered: *ordered,
         },
-        KindBody::Code { shape, codes, cues } => How::Code {
+        KindBody::Code { shape, codes, cues, bare_mixed } => How::Code {
             shape: shape.clone(),
             codes: codes.keys().cloned().collect(),
             cues: words(cues),
+            bare_mixed: *bare_mixed,
         },
         KindBody::List { entries, context } => {
             let context = words(context);

@@ -36,6 +36,10 @@ pub enum KindBody {
         codes: BTreeMap<String, String>,
         /// Words of which one must come within the two words before a code not in the list.
         cues: Vec<String>,
+        /// `bare = "mixed"`: a code holding both a letter and a digit needs no cue (an
+        /// identifier no word is spelled like, such as a UEI); one of letters or digits alone
+        /// still does.
+        bare_mixed: bool,
     },
     /// `list`: several values of one dictionary, only after a context word.
     List {
@@ -146,6 +150,7 @@ pub(crate) struct RawKind {
     context: Option<Spanned<Vec<Spanned<String>>>>,
     shape: Option<Spanned<String>>,
     cues: Option<Spanned<Vec<Spanned<String>>>>,
+    bare: Option<Spanned<String>>,
     unit: Option<Spanned<String>>,
     fiscal_year_start: Option<Spanned<i64>>,
     max_len: Option<Spanned<i64>>,
@@ -300,7 +305,7 @@ impl KindCheck<'_, '_> {
     /// Reports every key the type does not take.
     fn allowed(&mut self, raw: &RawKind) {
         let dictionary = matches!(self.ty, KindType::Dictionary | KindType::List);
-        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 9] = [
+        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 10] = [
             ("values", raw.values.as_ref().map(Spanned::span), dictionary),
             ("csv", raw.csv.as_ref().map(Spanned::span), dictionary || self.ty == KindType::Code),
             ("ordered", raw.ordered.as_ref().map(Spanned::span), self.ty == KindType::Dictionary),
@@ -311,6 +316,7 @@ impl KindCheck<'_, '_> {
                 raw.cues.as_ref().map(Spanned::span),
                 matches!(self.ty, KindType::Code | KindType::Integer),
             ),
+            ("bare", raw.bare.as_ref().map(Spanned::span), self.ty == KindType::Code),
             ("unit", raw.unit.as_ref().map(Spanned::span), self.ty == KindType::Duration),
             (
                 "fiscal_year_start",
@@ -556,7 +562,38 @@ impl KindCheck<'_, '_> {
         if cues.is_empty() && raw.csv.is_none() && raw.cues.is_some() {
             self.problems.push((whole.clone(), format!("kind `{}`: `cues` is empty", self.name)));
         }
-        KindBody::Code { shape, codes, cues }
+        let bare_mixed = match &raw.bare {
+            None => false,
+            Some(bare) if bare.get_ref() == "mixed" => {
+                // A shape whose every position is a letter, or every one a digit, never mixes.
+                let can_mix = shape.contains('X')
+                    || (shape.contains('A') && shape.contains('9'))
+                    || shape.is_empty();
+                if !can_mix {
+                    self.problems.push((
+                        bare.span(),
+                        format!(
+                            "kind `{}`: `bare = \"mixed\"` reads codes holding letters and digits, \
+                             and shape `{shape}` holds only one of them",
+                            self.name
+                        ),
+                    ));
+                }
+                true
+            }
+            Some(bare) => {
+                self.problems.push((
+                    bare.span(),
+                    format!(
+                        "kind `{}`: unknown `bare = \"{}\"`: expected \"mixed\"",
+                        self.name,
+                        bare.get_ref()
+                    ),
+                ));
+                false
+            }
+        };
+        KindBody::Code { shape, codes, cues, bare_mixed }
     }
 
     /// The rows of a CSV beside the registry, after a header that must start with `header`,

@@ -51,9 +51,9 @@
 //!
 //! | type | keys | canonical value |
 //! |---|---|---|
-//! | `dictionary` | `values = [{ value, aliases }]` or `csv` (header `value,aliases`, aliases split by `\|`); `ordered` | the value (text); "gold or above" reads as `gold` |
-//! | `code` | `shape` (`A` letter, `9` digit, `X` either, other characters literal); optional `csv` (header `code,title`) and `cues` | the code, upper case; taken when listed or after a cue |
-//! | `list` | `values` or `csv`, and `context` words | the values after a context word, in declared order (`text[]`) |
+//! | `dictionary` | `values = [{ value, aliases }]` or `csv` (header `value,aliases`, aliases split by `\|`); `ordered` | the value (text); "gold or above" reads as `gold`; an alias's words may be written joined by blanks, dots, hyphens or slashes ("ts sci" matches "TS/SCI") |
+//! | `code` | `shape` (`A` letter, `9` digit, `X` either, other characters literal); optional `csv` (header `code,title`), `cues` and `bare = "mixed"` | the code, upper case; taken when listed or after a cue, or (with `bare = "mixed"`) when it holds both letters and digits, as identifiers no word is spelled like do (a UEI) |
+//! | `list` | `values` or `csv`, and `context` words | the values right after a context word or right before one ("SI, TK and G compartments"), or two or more in capitals joined by slashes ("SI/TK"); in declared order (`text[]`) |
 //! | `uuid` | | lower-case UUID |
 //! | `duration` | `unit` (`day` or `month`) | an integer ("last 2 weeks" is 14 days) |
 //! | `date` | | `YYYY-MM-DD` |

@@ -142,6 +142,21 @@ csv = "bad-shape.csv"
 type = "dictionary"
 csv = "no-header.csv"
 
+[kinds.zip]
+type = "code"
+shape = "99999"
+bare = "mixed"
+
+[kinds.badge]
+type = "code"
+shape = "XXXX"
+bare = "always"
+
+[kinds.store]
+type = "dictionary"
+values = [{ value = "x" }]
+bare = "mixed"
+
 [kinds.agency]
 type = "dictionary"
 values = [{ value = "x" }]
@@ -160,6 +175,9 @@ type = "enum"
         "bad-shape.csv:2: code `AB-12` does not have the shape `AA-9999`",
         "the CSV `no-header.csv` does not load: its header must be `value,aliases`",
         "kind `agency` is built in",
+        "kind `zip`: `bare = \"mixed\"` reads codes holding letters and digits, and shape `99999` holds only one of them",
+        "kind `badge`: unknown `bare = \"always\"`: expected \"mixed\"",
+        "`bare` does not apply to type dictionary",
         "unknown type `enum` of kind `thing`",
     ];
     for message in expected {

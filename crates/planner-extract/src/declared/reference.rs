@@ -8,7 +8,7 @@ use planner_registry::Value;
 use super::{
     Candidate, Declared, How, NO_WORD, Pending, Period, TIME, Word, Words, closes, code_at,
     cue_ending, cue_ending_at, day_at, duration_at, list_values, number, or_above, range_at,
-    uuid_at,
+    slashed_capitals, uuid_at,
 };
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
 
@@ -89,16 +89,34 @@ pub(super) fn extract(
                         push(start, end, Value::List(list), None);
                     }
                 }
+                // A list no context cue precedes: one a context word follows, or capitals
+                // joined by slashes.
+                for i in 0..words.len() {
+                    let mut found: Vec<usize> = Vec::new();
+                    let Some(end) = list_values(&words, i, phrases, |at| found.push(at)) else {
+                        continue;
+                    };
+                    if cue_ending(&words, end, context).is_some()
+                        || slashed_capitals(&words, i, end, found.len())
+                    {
+                        found.sort_unstable();
+                        found.dedup();
+                        let list = found.into_iter().map(|at| values[at].clone()).collect();
+                        push(i, end, Value::List(list), None);
+                    }
+                }
             }
-            How::Code { shape, codes, cues } => {
+            How::Code { shape, codes, cues, bare_mixed } => {
                 for i in 0..words.len() {
                     let Some((end, stop)) = code_at(&words, i, shape) else { continue };
                     let code = question[words.words[i].start..stop].to_ascii_uppercase();
                     let listed = codes.binary_search(&code).is_ok();
                     let cued = (0..3)
                         .any(|between| i > between && cue_ending_at(&words, i - between, cues));
-                    let taken =
-                        if cues.is_empty() { codes.is_empty() || listed } else { listed || cued };
+                    let mixed = *bare_mixed
+                        && code.chars().any(|c| c.is_ascii_alphabetic())
+                        && code.chars().any(|c| c.is_ascii_digit());
+                    let taken = (cues.is_empty() && codes.is_empty()) || listed || cued || mixed;
                     if taken {
                         let problem = (!codes.is_empty() && !listed)
                             .then(|| Problem::NotInList { kind: matcher.kind, code: code.clone() });

@@ -34,6 +34,12 @@ type = "code"
 shape = "AA-9999"
 cues = ["sku", "product code", "item"]
 
+[kinds.vendor]
+type = "code"
+shape = "XXXXXXXX"
+cues = ["vendor"]
+bare = "mixed"
+
 [kinds.channels]
 type = "list"
 context = ["via", "through", "channels"]
@@ -65,6 +71,7 @@ type = "date"
 region = { kind = "region" }
 tier = { kind = "tier" }
 sku = { kind = "sku" }
+vendor = { kind = "vendor" }
 channels = { kind = "channels" }
 period = { kind = "period" }
 window_days = { kind = "window_days" }
@@ -113,6 +120,22 @@ fn dictionary_aliases_and_case_rules() {
 }
 
 #[test]
+fn a_code_that_mixes_letters_and_digits_needs_no_cue_with_bare_mixed() {
+    let (r, x) = extractor();
+    assert_eq!(
+        value(&r, &x.extract("orders from ab12cd34 lately"), "vendor"),
+        Some(text("AB12CD34"))
+    );
+    // Letters alone, or digits alone, could be a word or a number: a cue must say so.
+    assert_eq!(value(&r, &x.extract("orders from ABCDEFGH lately"), "vendor"), None);
+    assert_eq!(value(&r, &x.extract("orders from 12345678 lately"), "vendor"), None);
+    assert_eq!(value(&r, &x.extract("vendor ABCDEFGH orders"), "vendor"), Some(text("ABCDEFGH")));
+    assert_eq!(value(&r, &x.extract("vendor 12345678 orders"), "vendor"), Some(text("12345678")));
+    // Without `bare`, a mixed code still needs its cue.
+    assert_eq!(value(&r, &x.extract("stock of ab-1234"), "sku"), None);
+}
+
+#[test]
 fn ordered_dictionary_takes_its_or_above() {
     let (r, x) = extractor();
     let found = x.extract("customers at gold or above");
@@ -130,14 +153,27 @@ fn codes_need_a_cue_and_the_shape() {
 }
 
 #[test]
-fn lists_only_after_context() {
+fn lists_only_in_context() {
     let (r, x) = extractor();
+    let list = |values: &[&str]| Some(Value::List(values.iter().map(|&v| v.to_owned()).collect()));
     let found = x.extract("orders via web, wholesale and in store");
-    assert_eq!(
-        value(&r, &found, "channels"),
-        Some(Value::List(vec!["online".into(), "store".into(), "wholesale".into()]))
-    );
+    assert_eq!(value(&r, &found, "channels"), list(&["online", "store", "wholesale"]));
     assert_eq!(value(&r, &x.extract("online orders"), "channels"), None);
+    // A context word after the list.
+    let found = x.extract("compare web and wholesale channels");
+    assert_eq!(value(&r, &found, "channels"), list(&["online", "wholesale"]));
+    assert_eq!(
+        found.params[0].span.text("compare web and wholesale channels"),
+        "web and wholesale"
+    );
+    // Capitals joined by slashes are a list by their notation; lower case, or one value, is not.
+    assert_eq!(
+        value(&r, &x.extract("ONLINE/STORE orders"), "channels"),
+        list(&["online", "store"])
+    );
+    assert_eq!(value(&r, &x.extract("online/store orders"), "channels"), None);
+    assert_eq!(value(&r, &x.extract("ONLINE orders"), "channels"), None);
+    assert_eq!(value(&r, &x.extract("ONLINE, STORE orders"), "channels"), None);
 }
 
 #[test]
