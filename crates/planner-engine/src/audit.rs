@@ -65,9 +65,12 @@ impl AuditBook {
         self.begun.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// A ticket for one run, with a fresh audit id.
+    /// A ticket for one run, with a fresh audit id: a version 7 UUID (the time in milliseconds,
+    /// then random bits), so that the log's key appends to its index instead of landing on a
+    /// random page of it (a row of a group of 8 costs the server 8.2 to 9.4 µs with these ids
+    /// and 13.3 to 13.5 µs with random ones, docs/benchmarks.md).
     pub(crate) fn ticket(self: &Arc<Self>) -> AuditTicket {
-        AuditTicket { id: Uuid::new_v4(), book: Arc::clone(self), confirmed: false }
+        AuditTicket { id: Uuid::now_v7(), book: Arc::clone(self), confirmed: false }
     }
 
     /// Records that the audit write of `id` begins (called by the `audit` node before it writes).

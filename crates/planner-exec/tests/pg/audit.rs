@@ -65,6 +65,101 @@ async fn a_group_of_rows_commits_in_one_transaction_in_one_round_trip(pool: PgPo
     assert_eq!(count(&pool, "audit.answer_log").await, 9);
 }
 
+/// One row as the log holds it.
+type Stored = (
+    Vec<String>,
+    Vec<String>,
+    i16,
+    i32,
+    String,
+    String,
+    String,
+    i32,
+    i16,
+    Option<Uuid>,
+    Option<Uuid>,
+);
+
+fn stored(record: &AuditRecord) -> Stored {
+    (
+        record.intents.clone(),
+        record.param_kinds.iter().map(|kind| kind.as_str().to_owned()).collect(),
+        i16::try_from(record.node_count).unwrap(),
+        i32::try_from(record.suppressed_cells).unwrap(),
+        record.faithfulness.as_str().to_owned(),
+        record.self_consistency.as_str().to_owned(),
+        record.route.as_str().to_owned(),
+        i32::try_from(record.latency.as_millis()).unwrap(),
+        i16::try_from(record.dropped_nodes).unwrap(),
+        record.tenant,
+        record.key,
+    )
+}
+
+#[sqlx::test(migrator = "planner_exec::MIGRATOR")]
+async fn a_group_is_one_insert_and_reads_back_field_by_field(pool: PgPool) {
+    // Rows that differ in every field, lists of every length (none included), ids and none.
+    let mut group: Vec<AuditRecord> = (0..6).map(|_| record()).collect();
+    group[0].intents.clear();
+    group[0].param_kinds.clear();
+    group[0].route = AuditRoute::Refused;
+    group[0].faithfulness = Faithfulness::NotNarrated;
+    group[0].self_consistency = SelfConsistency::NotSampled;
+    group[1].intents = vec!["vendor_awards".into()];
+    group[1].param_kinds = vec![ParamKind::Uei];
+    group[1].tenant = Some(Uuid::new_v4());
+    group[1].key = Some(Uuid::new_v4());
+    group[2].param_kinds.clear();
+    group[2].route = AuditRoute::Clarify;
+    group[3].intents = (0..6).map(|i| format!("intent_{i}")).collect();
+    group[3].node_count = 6;
+    group[3].faithfulness = Faithfulness::Failed;
+    group[3].self_consistency = SelfConsistency::NoMajority;
+    group[4].intents.clear();
+    group[4].route = AuditRoute::Unplannable;
+    group[5].latency = Duration::from_millis(7);
+    group[5].suppressed_cells = 0;
+    group[5].dropped_nodes = 0;
+    group[5].tenant = Some(Uuid::new_v4());
+    // Every INSERT statement on the log leaves a row here.
+    sqlx::raw_sql(
+        "CREATE TABLE public.log_inserts (n int);
+         CREATE FUNCTION public.count_insert() RETURNS trigger LANGUAGE plpgsql
+             SECURITY DEFINER AS $$ BEGIN INSERT INTO public.log_inserts VALUES (1); RETURN NULL; END $$;
+         CREATE TRIGGER count_inserts AFTER INSERT ON audit.answer_log
+             FOR EACH STATEMENT EXECUTE FUNCTION public.count_insert();",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    let wire = WirePool::from_pg_pool(&pool);
+    write_audits(&wire, &group).await.unwrap();
+    assert_eq!(count(&pool, "public.log_inserts").await, 1, "six rows, one statement");
+    write_audits(
+        &wire,
+        &group[..1]
+            .iter()
+            .map(|it| AuditRecord { id: Uuid::new_v4(), ..it.clone() })
+            .collect::<Vec<_>>(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(count(&pool, "public.log_inserts").await, 2);
+    for record in &group {
+        let row: Stored = sqlx::query_as(
+            "SELECT intents, param_kinds, node_count, suppressed_cells, faithfulness,
+                    self_consistency, route, latency_ms, dropped_nodes, tenant_id, key_id
+             FROM audit.answer_log WHERE id = $1",
+        )
+        .bind(record.id)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        assert_eq!(row, stored(record), "{:?}", record.id);
+    }
+    assert_eq!(count(&pool, "audit.answer_log").await, 7);
+}
+
 #[sqlx::test(migrator = "planner_exec::MIGRATOR")]
 async fn one_row_per_answer_with_counts_only(pool: PgPool) {
     let record = record();
