@@ -161,7 +161,8 @@ fn declared_planner() -> Planner {
     Planner::new(registry, None, 1)
 }
 
-/// What a planning decides, with every kind left out (the two registries name them apart).
+/// What a planning decides and every value it found with its span, with every kind left out
+/// (the two registries name them apart).
 fn decided(planning: &Planning) -> String {
     let nodes: Vec<_> = planning
         .validation
@@ -173,8 +174,10 @@ fn decided(planning: &Planning) -> String {
             (node.intent, args, &node.origin)
         })
         .collect();
+    // Every value found and where, in the order found.
+    let mentions: Vec<_> = planning.params.mentions.iter().map(|m| (&m.value, m.span)).collect();
     format!(
-        "{:?} {:?} {:?} {nodes:?} {:?}",
+        "{:?} {mentions:?} {:?} {:?} {nodes:?} {:?}",
         planning.route, planning.missing, planning.proposed.samples, planning.validation.plan.edges
     )
 }

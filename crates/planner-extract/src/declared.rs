@@ -540,7 +540,7 @@ struct Matcher {
 
 #[derive(Debug)]
 enum How {
-    Dictionary { values: Vec<String>, phrases: Phrases, ordered: bool },
+    Dictionary { values: Vec<String>, phrases: Phrases },
     Code { shape: String, codes: Vec<String>, cues: Vec<Vec<u32>>, bare_mixed: bool },
     List { values: Vec<String>, phrases: Phrases, context: Vec<Vec<u32>> },
     Uuid,
@@ -739,11 +739,8 @@ impl Declared {
             out.push(Candidate { from, to, matcher: m, value });
         };
         match &matcher.how {
-            How::Dictionary { phrases, ordered, .. } => {
-                if let Some((index, mut end)) = phrases.at(words, i) {
-                    if *ordered {
-                        end = or_above(words, end);
-                    }
+            How::Dictionary { phrases, .. } => {
+                if let Some((index, end)) = phrases.at(words, i) {
                     push(i, end, Pending::Entry(index));
                 }
             }
@@ -1001,10 +998,9 @@ fn compile(body: &KindBody, table: &mut WordTable) -> How {
         out
     };
     match body {
-        KindBody::Dictionary { entries, ordered } => How::Dictionary {
+        KindBody::Dictionary { entries, .. } => How::Dictionary {
             values: entries.iter().map(|e| e.value.clone()).collect(),
             phrases: Phrases::new(entries, table),
-            ordered: *ordered,
         },
         KindBody::Code { shape, codes, cues, bare_mixed } => How::Code {
             shape: shape.clone(),
@@ -1047,17 +1043,6 @@ fn cue_ending(words: &Words<'_>, c: usize, cues: &[Vec<u32>]) -> Option<usize> {
         (cue.iter().enumerate().all(|(n, &w)| words.id(c + n) == w) && words.phrase(c, end))
             .then_some(end)
     })
-}
-
-/// "gold or above", "gold and up": the ranking words after an ordered value join it.
-fn or_above(words: &Words<'_>, end: usize) -> usize {
-    if matches!(words.lower(end), "or" | "and")
-        && matches!(words.lower(end + 1), "above" | "higher" | "better" | "up" | "more")
-    {
-        end + 2
-    } else {
-        end
-    }
 }
 
 /// A code of `shape` starting at word `i`: one past its last word and the byte where it ends.
@@ -1160,6 +1145,8 @@ fn duration_at(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize
         other => number(other),
     };
     let n = match count {
+        // "last 18 months" is the count's: the span starts at it ("18 months"), asked there.
+        Some(_) if directed => return None,
         Some(n) => {
             j += 1;
             // "18-month", "30 days": only a light gap between the number and the unit.

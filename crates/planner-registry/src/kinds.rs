@@ -137,6 +137,61 @@ pub fn alias_words(text: &str) -> Vec<String> {
     words
 }
 
+/// How else a dictionary's aliases may be written (`prefixes`, `variants`, `optional`).
+#[derive(Debug, Default)]
+struct Spelling {
+    /// Words that may come before an alias matched in any case ("U.S." before "Army").
+    prefixes: Vec<Vec<String>>,
+    /// A word of an alias and the words it may be written as instead ("dept" for "department").
+    variants: BTreeMap<String, Vec<String>>,
+    /// Words an alias may leave out ("Department of Navy").
+    optional: Vec<String>,
+}
+
+/// The most spellings the rules make of one alias.
+const MAX_FORMS: usize = 64;
+
+impl Spelling {
+    /// The other ways of writing `alias`, at most [`MAX_FORMS`], never `alias` itself.
+    fn forms(&self, alias: &Alias) -> Vec<Alias> {
+        let mut forms: Vec<Vec<String>> = vec![Vec::new()];
+        for word in &alias.words {
+            let mut next = Vec::new();
+            for form in &forms {
+                let choices =
+                    std::iter::once(word).chain(self.variants.get(word).into_iter().flatten());
+                for choice in choices {
+                    let mut longer = form.clone();
+                    longer.push(choice.clone());
+                    next.push(longer);
+                }
+                if self.optional.contains(word) {
+                    next.push(form.clone());
+                }
+            }
+            next.truncate(MAX_FORMS);
+            forms = next;
+        }
+        if alias.case == CaseRule::Any {
+            let prefixed: Vec<Vec<String>> = forms
+                .iter()
+                .flat_map(|form| self.prefixes.iter().map(move |p| [p.as_slice(), form].concat()))
+                .collect();
+            forms.extend(prefixed);
+        }
+        forms.truncate(MAX_FORMS);
+        forms
+            .into_iter()
+            .filter(|words| !words.is_empty() && *words != alias.words)
+            .map(|words| Alias { words, case: alias.case })
+            .collect()
+    }
+}
+
+fn split(words: &str) -> Vec<String> {
+    words.split(' ').map(str::to_owned).collect()
+}
+
 /// One `[kinds]` entry as written.
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -151,6 +206,9 @@ pub(crate) struct RawKind {
     shape: Option<Spanned<String>>,
     cues: Option<Spanned<Vec<Spanned<String>>>>,
     bare: Option<Spanned<String>>,
+    prefixes: Option<Spanned<Vec<Spanned<String>>>>,
+    variants: Option<Spanned<BTreeMap<String, Vec<String>>>>,
+    optional: Option<Spanned<Vec<Spanned<String>>>>,
     unit: Option<Spanned<String>>,
     fiscal_year_start: Option<Spanned<i64>>,
     max_len: Option<Spanned<i64>>,
@@ -212,14 +270,15 @@ pub(crate) fn validate(
         check.allowed(raw);
         let body = match ty {
             KindType::Dictionary => {
-                let entries = check.entries(raw);
+                let spelling = check.spelling(raw);
+                let entries = check.entries(raw, &spelling);
                 KindBody::Dictionary {
                     entries,
                     ordered: raw.ordered.as_ref().is_some_and(|o| *o.get_ref()),
                 }
             }
             KindType::List => {
-                let entries = check.entries(raw);
+                let entries = check.entries(raw, &Spelling::default());
                 let context = check.words(raw.context.as_ref(), "context", true);
                 KindBody::List { entries, context }
             }
@@ -305,7 +364,11 @@ impl KindCheck<'_, '_> {
     /// Reports every key the type does not take.
     fn allowed(&mut self, raw: &RawKind) {
         let dictionary = matches!(self.ty, KindType::Dictionary | KindType::List);
-        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 10] = [
+        let only_dictionary = self.ty == KindType::Dictionary;
+        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 13] = [
+            ("prefixes", raw.prefixes.as_ref().map(Spanned::span), only_dictionary),
+            ("variants", raw.variants.as_ref().map(Spanned::span), only_dictionary),
+            ("optional", raw.optional.as_ref().map(Spanned::span), only_dictionary),
             ("values", raw.values.as_ref().map(Spanned::span), dictionary),
             ("csv", raw.csv.as_ref().map(Spanned::span), dictionary || self.ty == KindType::Code),
             ("ordered", raw.ordered.as_ref().map(Spanned::span), self.ty == KindType::Dictionary),
@@ -373,8 +436,52 @@ impl KindCheck<'_, '_> {
         out
     }
 
-    /// A dictionary's entries, inline or from its CSV: every alias claimed by one value only.
-    fn entries(&mut self, raw: &RawKind) -> Vec<Entry> {
+    /// A dictionary's spelling rules: `prefixes`, `variants` (one word for one word) and
+    /// `optional` words.
+    fn spelling(&mut self, raw: &RawKind) -> Spelling {
+        let prefixes =
+            self.words(raw.prefixes.as_ref(), "prefixes", false).iter().map(|p| split(p)).collect();
+        let optional = self.words(raw.optional.as_ref(), "optional", false);
+        let mut variants = BTreeMap::new();
+        if let Some(raw) = &raw.variants {
+            for (word, alternatives) in raw.get_ref() {
+                let one = |text: &str| match alias_words(text).as_slice() {
+                    [word] => Some(word.clone()),
+                    _ => None,
+                };
+                let Some(key) = one(word) else {
+                    self.problems.push((
+                        raw.span(),
+                        format!(
+                            "kind `{}`: variants of `{word}`: `{word}` is not one word",
+                            self.name
+                        ),
+                    ));
+                    continue;
+                };
+                let mut spelled = Vec::new();
+                for alternative in alternatives {
+                    match one(alternative) {
+                        Some(alternative) if alternative != key => spelled.push(alternative),
+                        _ => self.problems.push((
+                            raw.span(),
+                            format!(
+                                "kind `{}`: variant `{alternative}` of `{word}` is not one other word",
+                                self.name
+                            ),
+                        )),
+                    }
+                }
+                variants.insert(key, spelled);
+            }
+        }
+        Spelling { prefixes, variants, optional }
+    }
+
+    /// A dictionary's entries, inline or from its CSV, each alias also in the ways `spelling`
+    /// allows: every alias written claimed by one value only (one the rules make, claimed
+    /// already, stays with the value that claimed it first).
+    fn entries(&mut self, raw: &RawKind, spelling: &Spelling) -> Vec<Entry> {
         let mut written: Vec<(String, Vec<String>, std::ops::Range<usize>)> = Vec::new();
         match (&raw.values, &raw.csv) {
             (Some(_), Some(csv)) => {
@@ -438,6 +545,7 @@ impl KindCheck<'_, '_> {
         }
         let mut claimed: BTreeMap<Vec<String>, String> = BTreeMap::new();
         let mut entries: Vec<Entry> = Vec::new();
+        let mut made: Vec<Vec<Alias>> = Vec::new();
         for (value, aliases, span) in written {
             if value.is_empty() || value.trim() != value {
                 self.problems
@@ -465,6 +573,7 @@ impl KindCheck<'_, '_> {
             if !spelled.iter().any(|a| a.words == canonical) {
                 spelled.insert(0, Alias { words: canonical, case: CaseRule::Any });
             }
+            made.push(spelled.iter().flat_map(|alias| spelling.forms(alias)).collect::<Vec<_>>());
             let mut aliases = Vec::new();
             for alias in spelled {
                 if alias.words.is_empty() {
@@ -491,6 +600,15 @@ impl KindCheck<'_, '_> {
                 }
             }
             entries.push(Entry { value, aliases });
+        }
+        // The spellings the rules make, after every alias written has its value.
+        for (entry, made) in entries.iter_mut().zip(made) {
+            for alias in made {
+                if !claimed.contains_key(&alias.words) {
+                    claimed.insert(alias.words.clone(), entry.value.clone());
+                    entry.aliases.push(alias);
+                }
+            }
         }
         entries
     }

@@ -51,7 +51,7 @@
 //!
 //! | type | keys | canonical value |
 //! |---|---|---|
-//! | `dictionary` | `values = [{ value, aliases }]` or `csv` (header `value,aliases`, aliases split by `\|`); `ordered` | the value (text); "gold or above" reads as `gold`; an alias's words may be written joined by blanks, dots, hyphens or slashes ("ts sci" matches "TS/SCI") |
+//! | `dictionary` | `values = [{ value, aliases }]` or `csv` (header `value,aliases`, aliases split by `\|`); `ordered`; spelling rules `prefixes` (words that may come before an alias of any case: "U.S."), `variants = { word = ["other"] }` (a word an alias may be written with instead: "dept" for "department") and `optional` words an alias may leave out ("the") | the value (text), spanning its own words ("gold or above" reads as `gold`); an alias's words may be written joined by blanks, dots, hyphens or slashes ("ts sci" matches "TS/SCI"); a spelling the rules make never takes an alias written for another value |
 //! | `code` | `shape` (`A` letter, `9` digit, `X` either, other characters literal); optional `csv` (header `code,title`), `cues` and `bare = "mixed"` | the code, upper case; taken when listed or after a cue, or (with `bare = "mixed"`) when it holds both letters and digits, as identifiers no word is spelled like do (a UEI) |
 //! | `list` | `values` or `csv`, and `context` words | the values right after a context word or right before one ("SI, TK and G compartments"), or two or more in capitals joined by slashes ("SI/TK"); in declared order (`text[]`) |
 //! | `uuid` | | lower-case UUID |

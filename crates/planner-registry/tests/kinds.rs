@@ -244,3 +244,67 @@ fn a_window_is_bound_by_months_or_by_a_duration_kind_in_its_unit() {
         "{report}"
     );
 }
+
+#[test]
+fn a_dictionary_spells_its_aliases_the_ways_its_rules_allow() {
+    let kinds = r#"
+[kinds.region]
+type = "dictionary"
+prefixes = ["U.S."]
+variants = { department = ["dept"] }
+optional = ["the"]
+values = [
+  { value = "Department of the Navy", aliases = ["=USN"] },
+  { value = "Naval Board", aliases = ["dept of navy"] },
+]
+
+[kinds.period]
+type = "date_range"
+
+[kinds.top_n]
+type = "integer"
+cues = ["top"]
+"#;
+    let registry = load(&with_kinds(kinds)).unwrap();
+    let spec = registry.kind_spec(registry.kind_named("region").unwrap()).unwrap();
+    let KindBody::Dictionary { entries, .. } = &spec.body else { panic!("{spec:?}") };
+    let spelled = |entry: usize| -> Vec<(String, CaseRule)> {
+        entries[entry].aliases.iter().map(|a| (a.words.join(" "), a.case)).collect()
+    };
+    let navy = spelled(0);
+    for words in [
+        "department of the navy",
+        "dept of the navy",
+        "department of navy",
+        "u s department of the navy",
+        "u s dept of navy",
+    ] {
+        assert!(navy.contains(&(words.to_owned(), CaseRule::Any)), "{words}: {navy:?}");
+    }
+    // A case-checked alias takes no prefix; an alias written for another value stays its own.
+    assert!(navy.contains(&("usn".to_owned(), CaseRule::Upper)), "{navy:?}");
+    assert!(!navy.iter().any(|(words, _)| words == "u s usn" || words == "dept of navy"));
+    assert!(spelled(1).contains(&("dept of navy".to_owned(), CaseRule::Any)));
+
+    let bad = r#"
+[kinds.region]
+type = "dictionary"
+variants = { department = ["dept of"] }
+values = [{ value = "x" }]
+
+[kinds.period]
+type = "date_range"
+
+[kinds.top_n]
+type = "integer"
+cues = ["top"]
+optional = ["the"]
+"#;
+    let problems = load(&with_kinds(bad)).unwrap_err();
+    for expected in [
+        "kind `region`: variant `dept of` of `department` is not one other word",
+        "kind `top_n`: `optional` does not apply to type integer",
+    ] {
+        assert!(problems.contains(expected), "missing {expected:?} in:\n{problems}");
+    }
+}

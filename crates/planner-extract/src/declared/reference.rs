@@ -7,7 +7,7 @@ use planner_registry::Value;
 
 use super::{
     Candidate, Declared, How, NO_WORD, Pending, Period, TIME, Word, Words, closes, code_at,
-    cue_ending, cue_ending_at, day_at, duration_at, list_values, number, or_above, range_at,
+    cue_ending, cue_ending_at, day_at, duration_at, list_values, number, range_at,
     slashed_capitals, uuid_at,
 };
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
@@ -63,12 +63,9 @@ pub(super) fn extract(
         };
         let timed = (0..words.len()).filter(|&i| words.words[i].flags & TIME != 0);
         match &matcher.how {
-            How::Dictionary { values, phrases, ordered } => {
+            How::Dictionary { values, phrases } => {
                 for i in 0..words.len() {
-                    if let Some((index, mut end)) = phrases.at(&words, i) {
-                        if *ordered {
-                            end = or_above(&words, end);
-                        }
+                    if let Some((index, end)) = phrases.at(&words, i) {
                         push(i, end, Value::Text(values[index].clone()), None);
                     }
                 }
