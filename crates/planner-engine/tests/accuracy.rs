@@ -3,7 +3,10 @@
 //! every labelled item. The floors sit within 0.03 of the measured figures (docs/benchmarks.md),
 //! so a regression fails. And the reference registry's kinds declared with the generic
 //! extractor types (`fixtures/registry/kinds.toml`) plan every reference question as the
-//! built-in kinds do.
+//! built-in extractors do.
+
+#[path = "support/declared.rs"]
+mod declared;
 
 use planner_engine::{EvalItem, EvalReport, Planner, Planning, Route, evaluate, parse_corpus};
 use planner_registry::Registry;
@@ -128,57 +131,20 @@ fn a_plan_that_answers_everything_reports_nothing_unanswered() {
     assert!(named >= 1, "no lost part is named");
 }
 
-/// The reference registry with its params bound to the kinds `fixtures/registry/kinds.toml`
-/// declares with the generic extractor types, instead of the built-in kinds.
 fn declared_planner() -> Planner {
-    let dir = format!("{}/../../fixtures/registry", env!("CARGO_MANIFEST_DIR"));
-    let text = include_str!("../../../fixtures/registry/capture.toml");
-    let kinds = include_str!("../../../fixtures/registry/kinds.toml");
-    let mut declared = text.replacen("\n[params]\n", &format!("\n{kinds}\n[params]\n"), 1);
-    for (builtin, generic) in [
-        (r#"agency = { kind = "agency" }"#, r#"agency = { kind = "agency_name" }"#),
-        (r#"naics = { kind = "naics" }"#, r#"naics = { kind = "naics_code" }"#),
-        (r#"requirement_id = { kind = "uuid" }"#, r#"requirement_id = { kind = "requirement" }"#),
-        (
-            r#"clearance = { kind = "clearance", values = ["confidential", "secret", "top_secret", "ts_sci"] }"#,
-            r#"clearance = { kind = "clearance_level" }"#,
-        ),
-        (
-            r#"compartments = { kind = "compartments", values = ["SI", "TK", "G", "HCS", "KLM"] }"#,
-            r#"compartments = { kind = "compartment_list" }"#,
-        ),
-        (r#"uei = { kind = "uei" }"#, r#"uei = { kind = "vendor_uei" }"#),
-        (r#"window_months = { kind = "months" }"#, r#"window_months = { kind = "month_window" }"#),
-    ] {
-        assert!(declared.contains(builtin), "capture.toml no longer says {builtin}");
-        declared = declared.replace(builtin, generic);
-    }
-    let files = |name: &str| {
-        std::fs::read_to_string(format!("{dir}/{name}")).map_err(|err| format!("{name}: {err}"))
-    };
-    let registry = Registry::from_toml_with(&declared, "capture.toml", &files)
-        .unwrap_or_else(|err| panic!("{}", err.located().join("\n")));
-    Planner::new(registry, None, 1)
+    Planner::new(declared::declared_reference(), None, 1)
 }
 
-/// What a planning decides and every value it found with its span, with every kind left out
-/// (the two registries name them apart).
+/// What a planning decides, and every value it found with its kind and span.
 fn decided(planning: &Planning) -> String {
-    let nodes: Vec<_> = planning
-        .validation
-        .plan
-        .nodes
-        .iter()
-        .map(|node| {
-            let args: Vec<_> = node.args.iter().map(|arg| (arg.param, &arg.source)).collect();
-            (node.intent, args, &node.origin)
-        })
-        .collect();
-    // Every value found and where, in the order found.
-    let mentions: Vec<_> = planning.params.mentions.iter().map(|m| (&m.value, m.span)).collect();
     format!(
-        "{:?} {mentions:?} {:?} {:?} {nodes:?} {:?}",
-        planning.route, planning.missing, planning.proposed.samples, planning.validation.plan.edges
+        "{:?} {:?} {:?} {:?} {:?} {:?}",
+        planning.route,
+        planning.params,
+        planning.missing,
+        planning.proposed.samples,
+        planning.validation.plan,
+        planning.validation.dropped,
     )
 }
 

@@ -2,6 +2,9 @@
 //! demo dataset (scale 1, fixed seed and today) for the first demo tenant, each full answer an
 //! insta snapshot with only the timings redacted. A change to any answer is a visible change.
 
+#[path = "support/declared.rs"]
+mod declared;
+
 use planner_engine::{Ask, Engine, EngineConfig, Outcome};
 use planner_registry::Registry;
 use sqlx::PgPool;
@@ -11,13 +14,21 @@ const QUESTIONS: &str = include_str!("../../../fixtures/answers/questions.txt");
 
 #[sqlx::test]
 async fn the_answer_corpus_is_byte_stable(pool: PgPool) {
+    answer_the_corpus(pool, Registry::from_toml(REGISTRY, "capture.toml").unwrap()).await;
+}
+
+/// With the reference kinds declared with the generic types (`fixtures/registry/kinds.toml`),
+/// every answer is the same, byte for byte: the same snapshots hold.
+#[sqlx::test]
+async fn the_answer_corpus_is_the_same_with_the_reference_kinds_declared(pool: PgPool) {
+    answer_the_corpus(pool, declared::declared_reference()).await;
+}
+
+async fn answer_the_corpus(pool: PgPool, registry: Registry) {
     planner_engine::migrate(&pool).await.unwrap();
     let options = planner_dataset::SeedOptions::demo(1.0);
     planner_dataset::seed(&pool, &options).await.unwrap();
-    let engine = Engine::new(
-        EngineConfig::new(Registry::from_toml(REGISTRY, "capture.toml").unwrap()),
-        pool,
-    );
+    let engine = Engine::new(EngineConfig::new(registry), pool);
     let mut routes = std::collections::BTreeSet::new();
     let mut count = 0;
     for line in QUESTIONS.lines().filter(|it| !it.starts_with('#') && !it.trim().is_empty()) {

@@ -617,10 +617,8 @@ impl Declared {
         let mut matchers: Vec<Matcher> = kinds
             .iter()
             .map(|spec| {
-                let ParamKind::Declared(declared) = spec.kind else {
-                    unreachable!("only declared kinds have a KindSpec")
-                };
-                let rank = KindType::ALL.iter().position(|t| *t == declared.ty()).unwrap_or(0);
+                let ty = spec.body.ty();
+                let rank = KindType::ALL.iter().position(|t| *t == ty).unwrap_or(0);
                 Matcher { kind: spec.kind, rank, how: compile(&spec.body, &mut table) }
             })
             .collect();

@@ -240,9 +240,9 @@ pub fn extract(question: &str) -> Extraction {
 /// The extractors of one registry: the built-in kinds it uses and the kinds it declares.
 ///
 /// A registry without `[kinds]` extracts exactly as [`extract`] does. With declared kinds, the
-/// built-in extractors run first only when a param uses a built-in kind (their mentions of kinds
-/// the registry does not use are dropped and claim nothing), then the declared matchers read
-/// the words the built-in ones left.
+/// built-in extractors run first only when a param uses a built-in kind the registry does not
+/// declare (their mentions of other kinds are dropped and claim nothing), then the declared
+/// matchers, a built-in kind's declaration among them, read the words the built-in ones left.
 #[derive(Debug, Default)]
 pub struct Extractor {
     builtin: Option<BTreeSet<ParamKind>>,
@@ -261,7 +261,7 @@ impl Extractor {
                     .params()
                     .iter()
                     .map(|p| p.kind)
-                    .filter(|k| k.builtin_index().is_some())
+                    .filter(|&k| k.builtin_index().is_some() && registry.kind_spec(k).is_none())
                     .collect(),
             )
         };

@@ -74,6 +74,23 @@ pub enum KindBody {
     },
 }
 
+impl KindBody {
+    /// The generic type this body is an instance of.
+    pub fn ty(&self) -> KindType {
+        match self {
+            KindBody::Dictionary { .. } => KindType::Dictionary,
+            KindBody::Code { .. } => KindType::Code,
+            KindBody::List { .. } => KindType::List,
+            KindBody::Uuid => KindType::Uuid,
+            KindBody::Duration { .. } => KindType::Duration,
+            KindBody::Date => KindType::Date,
+            KindBody::DateRange { .. } => KindType::DateRange,
+            KindBody::Integer { .. } => KindType::Integer,
+            KindBody::QuotedText { .. } => KindType::QuotedText,
+        }
+    }
+}
+
 /// The base unit of a `duration` kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DurationUnit {
@@ -229,7 +246,21 @@ pub(crate) type Found = (std::ops::Range<usize>, String);
 /// Reads a file named beside the registry (a CSV), or says why it cannot.
 pub type Files<'a> = &'a dyn Fn(&str) -> Result<String, String>;
 
-/// Checks every `[kinds]` entry; `builtin` names are taken.
+/// The type a built-in kind is declared with, when a registry declares it (its extractor then
+/// comes from the declaration, and the kind keeps its name and meaning).
+fn builtin_type(kind: ParamKind) -> Option<KindType> {
+    Some(match kind {
+        ParamKind::Agency | ParamKind::Clearance => KindType::Dictionary,
+        ParamKind::Naics | ParamKind::Uei => KindType::Code,
+        ParamKind::Uuid => KindType::Uuid,
+        ParamKind::Compartments => KindType::List,
+        ParamKind::Months => KindType::Duration,
+        ParamKind::Declared(_) => return None,
+    })
+}
+
+/// Checks every `[kinds]` entry. A built-in kind's name may be declared with that kind's type
+/// (and, for `months`, the unit month).
 pub(crate) fn validate(
     raw: &BTreeMap<Spanned<String>, Spanned<RawKind>>,
     files: Files<'_>,
@@ -238,14 +269,22 @@ pub(crate) fn validate(
     let mut out = Vec::new();
     for (name, kind) in raw {
         let name_text = name.get_ref();
-        if ParamKind::BUILTIN.iter().any(|b| b.as_str() == name_text) {
+        let raw = kind.get_ref();
+        let builtin = ParamKind::BUILTIN.iter().copied().find(|b| b.as_str() == name_text);
+        if let Some(builtin) = builtin
+            && let Some(expected) = builtin_type(builtin)
+            && raw.ty.get_ref() != expected.as_str()
+        {
             problems.push((
-                name.span(),
-                format!("kind `{name_text}` is built in: choose another name"),
+                raw.ty.span(),
+                format!(
+                    "kind `{name_text}` is built in: declare it with type {}, or choose another \
+                     name",
+                    expected.as_str()
+                ),
             ));
             continue;
         }
-        let raw = kind.get_ref();
         let Some(ty) = KindType::parse(raw.ty.get_ref()) else {
             let known: Vec<&str> = KindType::ALL.iter().map(|t| t.as_str()).collect();
             problems.push((
@@ -345,7 +384,15 @@ pub(crate) fn validate(
                 KindBody::QuotedText { max_len }
             }
         };
-        let kind = ParamKind::Declared(declare(name_text, ty));
+        if builtin == Some(ParamKind::Months)
+            && !matches!(body, KindBody::Duration { unit: DurationUnit::Month })
+        {
+            check.problems.push((
+                kind.span(),
+                format!("kind `{name_text}` is built in: declare it with unit month"),
+            ));
+        }
+        let kind = builtin.unwrap_or_else(|| ParamKind::Declared(declare(name_text, ty)));
         out.push(KindSpec { kind, label, body });
     }
     out

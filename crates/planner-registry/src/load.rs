@@ -442,7 +442,7 @@ fn validate_params(
         let param_ref = param.get_ref();
         let declared = kinds.iter().find(|k| k.kind.as_str() == param_ref.kind.get_ref());
         let Some(kind) =
-            param_ref.kind.get_ref().parse::<ParamKind>().ok().or(declared.map(|k| k.kind))
+            declared.map(|k| k.kind).or_else(|| param_ref.kind.get_ref().parse::<ParamKind>().ok())
         else {
             let known: Vec<&str> = ParamKind::BUILTIN
                 .iter()
@@ -460,7 +460,10 @@ fn validate_params(
             );
             continue;
         };
-        let is_enum = matches!(kind, ParamKind::Clearance | ParamKind::Compartments);
+        // A built-in enum kind lists its values on the param, unless the registry declares it
+        // (its values are then the declaration's).
+        let is_enum =
+            matches!(kind, ParamKind::Clearance | ParamKind::Compartments) && declared.is_none();
         let mut values: Vec<String> = match declared.map(|k| &k.body) {
             Some(KindBody::Dictionary { entries, .. } | KindBody::List { entries, .. }) => {
                 entries.iter().map(|e| e.value.clone()).collect()

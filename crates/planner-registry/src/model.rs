@@ -425,17 +425,15 @@ impl Registry {
         }
     }
 
-    /// The declaration of a declared kind; `None` for a built-in kind.
+    /// The declaration of a kind this registry declares (a kind of its own, or a built-in
+    /// kind it declares with that kind's type); `None` for a built-in kind it does not declare.
     pub fn kind_spec(&self, kind: ParamKind) -> Option<&KindSpec> {
-        match kind {
-            ParamKind::Declared(declared) => self
-                .inner
-                .kinds
-                .binary_search_by(|spec| spec.kind.as_str().cmp(declared.name()))
-                .ok()
-                .and_then(|at| self.inner.kinds.get(at)),
-            _ => None,
-        }
+        self.inner
+            .kinds
+            .binary_search_by(|spec| spec.kind.as_str().cmp(kind.as_str()))
+            .ok()
+            .and_then(|at| self.inner.kinds.get(at))
+            .filter(|spec| spec.kind == kind)
     }
 
     /// The kind named `name`: built in, or declared by this registry.

@@ -158,8 +158,12 @@ values = [{ value = "x" }]
 bare = "mixed"
 
 [kinds.agency]
-type = "dictionary"
-values = [{ value = "x" }]
+type = "code"
+shape = "AAA"
+
+[kinds.months]
+type = "duration"
+unit = "day"
 
 [kinds.thing]
 type = "enum"
@@ -174,7 +178,8 @@ type = "enum"
         "the CSV `missing.csv` does not load: missing.csv: no such file",
         "bad-shape.csv:2: code `AB-12` does not have the shape `AA-9999`",
         "the CSV `no-header.csv` does not load: its header must be `value,aliases`",
-        "kind `agency` is built in",
+        "kind `agency` is built in: declare it with type dictionary, or choose another name",
+        "kind `months` is built in: declare it with unit month",
         "kind `zip`: `bare = \"mixed\"` reads codes holding letters and digits, and shape `99999` holds only one of them",
         "kind `badge`: unknown `bare = \"always\"`: expected \"mixed\"",
         "`bare` does not apply to type dictionary",
@@ -307,4 +312,21 @@ optional = ["the"]
     ] {
         assert!(problems.contains(expected), "missing {expected:?} in:\n{problems}");
     }
+}
+
+#[test]
+fn a_built_in_kind_declared_with_its_type_keeps_its_name_and_takes_the_declaration() {
+    let text = format!(
+        "{HEAD}\n{GOOD_KINDS}\n[kinds.agency]\ntype = \"dictionary\"\nlabel = \"ministry\"\n\
+         values = [{{ value = \"Ministry of Magic\", aliases = [\"=MoM\"] }}]\n\n[params]\n\
+         region = {{ kind = \"region\" }}\nperiod = {{ kind = \"period\" }}\n\
+         top_n = {{ kind = \"top_n\" }}\nagency = {{ kind = \"agency\" }}\n{INTENT}"
+    );
+    let registry = load(&text).unwrap();
+    assert_eq!(registry.kind_named("agency"), Some(ParamKind::Agency));
+    let spec = registry.kind_spec(ParamKind::Agency).unwrap();
+    assert_eq!(spec.label, "ministry");
+    assert_eq!(spec.body.ty(), KindType::Dictionary);
+    // A built-in kind the registry does not declare has no declaration.
+    assert!(registry.kind_spec(ParamKind::Naics).is_none());
 }
