@@ -9,7 +9,7 @@ use planner_infer::{Catalog, Cell, Evidence, EvidenceTable, LexicalProposer, Par
 use planner_registry::{ParamKind, Registry, Value};
 
 /// The capture registry the engine ships with.
-pub const CAPTURE_REGISTRY: &str = include_str!("../../fixtures/registry/capture.toml");
+pub const CAPTURE_REGISTRY: &str = planner_registry::reference::TEXT;
 /// The 16-intent reference registry of the grammar tests.
 pub const TEST_REFERENCE_REGISTRY: &str =
     include_str!("../../fixtures/registry/test-reference.toml");
@@ -22,10 +22,11 @@ pub const COMPOUND_QUESTION: &str = "For the 'Department of the Army' recompete 
                                      541512, who are the incumbents and how many of our bench \
                                      hold TS/SCI with SI/TK?";
 
-/// A registry from TOML text the benches ship; a broken fixture stops the bench.
+/// A registry from TOML text the benches ship (its CSVs those beside the reference registry);
+/// a broken fixture stops the bench.
 #[must_use]
 pub fn load(text: &str, origin: &str) -> Registry {
-    match Registry::from_toml(text, origin) {
+    match Registry::from_toml_with(text, origin, &planner_registry::reference::files) {
         Ok(registry) => registry,
         Err(err) => panic!("{origin}: {err}"),
     }
@@ -33,6 +34,12 @@ pub fn load(text: &str, origin: &str) -> Registry {
 
 fn extract_questions() -> impl Iterator<Item = &'static str> {
     EXTRACT_QUESTIONS.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// The reference registry (`fixtures/registry/capture.toml`), with its files.
+#[must_use]
+pub fn reference_registry() -> Registry {
+    load(CAPTURE_REGISTRY, "capture.toml")
 }
 
 /// The retail domain's registry (`fixtures/domains/retail`), its CSVs read beside it.

@@ -47,9 +47,6 @@ use planner_engine::{
 };
 use planner_registry::Registry;
 
-/// The reference registry, built in.
-const REFERENCE_REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
-
 #[derive(Debug, Parser)]
 #[command(
     name = "planner",
@@ -259,8 +256,7 @@ async fn eval(
 
 pub(crate) fn load_registry(path: Option<&PathBuf>) -> anyhow::Result<Registry> {
     let Some(path) = path else {
-        return Registry::from_toml(REFERENCE_REGISTRY, "fixtures/registry/capture.toml")
-            .map_err(|err| anyhow::anyhow!("{err}"));
+        return planner_registry::reference::registry().map_err(|err| anyhow::anyhow!("{err}"));
     };
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;

@@ -899,8 +899,7 @@ mod tests {
 
     #[test]
     fn the_registry_grounds_people_and_firms() {
-        let text = include_str!("../../../fixtures/registry/capture.toml");
-        let registry = Registry::from_toml(text, "capture.toml").unwrap();
+        let registry = planner_registry::reference::registry().unwrap();
         let screen = Screen::new(&registry);
         for word in ["candidates", "candidate", "bench"] {
             assert!(screen.people.contains(word), "{word}");

@@ -1,19 +1,17 @@
 //! Planning accuracy through the engine's own routing (`Planner::plan`, scored by `evaluate` as
 //! `planner eval` scores it) on the corpora of `fixtures/eval/`, and the screen's verdict on
 //! every labelled item. The floors sit within 0.03 of the measured figures (docs/benchmarks.md),
-//! so a regression fails. And the reference registry's kinds declared with the generic
-//! extractor types (`fixtures/registry/kinds.toml`) plan every reference question as the
-//! built-in extractors do.
+//! so a regression fails. And the reference registry's kinds, declared with the generic
+//! extractor types in `capture.toml`, plan every reference question as the built-in extractors
+//! of the same kinds do.
 
-#[path = "support/declared.rs"]
-mod declared;
+#[path = "support/builtin.rs"]
+mod builtin;
 
 use planner_engine::{EvalItem, EvalReport, Planner, Planning, Route, evaluate, parse_corpus};
-use planner_registry::Registry;
 
 fn planner() -> Planner {
-    let text = include_str!("../../../fixtures/registry/capture.toml");
-    Planner::new(Registry::from_toml(text, "capture.toml").unwrap(), None, 1)
+    Planner::new(planner_registry::reference::registry().unwrap(), None, 1)
 }
 
 fn corpus(name: &str) -> Vec<EvalItem> {
@@ -131,8 +129,8 @@ fn a_plan_that_answers_everything_reports_nothing_unanswered() {
     assert!(named >= 1, "no lost part is named");
 }
 
-fn declared_planner() -> Planner {
-    Planner::new(declared::declared_reference(), None, 1)
+fn builtin_planner() -> Planner {
+    Planner::new(builtin::builtin_reference(), None, 1)
 }
 
 /// What a planning decides, and every value it found with its kind and span.
@@ -149,8 +147,8 @@ fn decided(planning: &Planning) -> String {
 }
 
 #[test]
-fn the_reference_kinds_declared_generically_plan_as_the_built_in_ones() {
-    let (builtin, declared) = (planner(), declared_planner());
+fn the_reference_kinds_declared_generically_plan_as_the_built_in_extractors_do() {
+    let (builtin, declared) = (builtin_planner(), planner());
     let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
     let mut differ = Vec::new();
     let mut total = 0;

@@ -6,10 +6,7 @@ use std::time::Duration;
 use planner_engine::{
     Answer, Ask, Caller, Engine, EngineConfig, Error, Outcome, Route, TextSource,
 };
-use planner_registry::Registry;
 use sqlx::PgPool;
-
-const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 
 async fn seeded(pool: &PgPool) {
     planner_engine::migrate(pool).await.unwrap();
@@ -18,7 +15,7 @@ async fn seeded(pool: &PgPool) {
 }
 
 fn config() -> EngineConfig {
-    EngineConfig::new(Registry::from_toml(REGISTRY, "capture.toml").unwrap())
+    EngineConfig::new(planner_registry::reference::registry().unwrap())
 }
 
 fn caller(tenant: Option<uuid::Uuid>) -> Caller {

@@ -2,26 +2,25 @@
 //! demo dataset (scale 1, fixed seed and today) for the first demo tenant, each full answer an
 //! insta snapshot with only the timings redacted. A change to any answer is a visible change.
 
-#[path = "support/declared.rs"]
-mod declared;
+#[path = "support/builtin.rs"]
+mod builtin;
 
 use planner_engine::{Ask, Engine, EngineConfig, Outcome};
 use planner_registry::Registry;
 use sqlx::PgPool;
 
-const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 const QUESTIONS: &str = include_str!("../../../fixtures/answers/questions.txt");
 
 #[sqlx::test]
 async fn the_answer_corpus_is_byte_stable(pool: PgPool) {
-    answer_the_corpus(pool, Registry::from_toml(REGISTRY, "capture.toml").unwrap()).await;
+    answer_the_corpus(pool, planner_registry::reference::registry().unwrap()).await;
 }
 
-/// With the reference kinds declared with the generic types (`fixtures/registry/kinds.toml`),
-/// every answer is the same, byte for byte: the same snapshots hold.
+/// Read by the built-in extractors instead of the kinds `capture.toml` declares, every answer
+/// is the same, byte for byte: the same snapshots hold.
 #[sqlx::test]
-async fn the_answer_corpus_is_the_same_with_the_reference_kinds_declared(pool: PgPool) {
-    answer_the_corpus(pool, declared::declared_reference()).await;
+async fn the_answer_corpus_is_the_same_with_the_built_in_extractors(pool: PgPool) {
+    answer_the_corpus(pool, builtin::builtin_reference()).await;
 }
 
 async fn answer_the_corpus(pool: PgPool, registry: Registry) {

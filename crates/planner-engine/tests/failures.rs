@@ -26,7 +26,7 @@ mod fake_server;
 
 use fake_server::{FakeServer, Reply};
 
-const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
+use planner_registry::reference::TEXT as REGISTRY;
 const QUESTION: &str = "For the 'Department of the Army' recompete under NAICS 541512, who are \
                         the incumbents and how many of our bench hold TS/SCI with SI/TK?";
 
@@ -37,7 +37,7 @@ async fn seeded(pool: &PgPool) {
 }
 
 fn config() -> EngineConfig {
-    EngineConfig::new(Registry::from_toml(REGISTRY, "capture.toml").unwrap())
+    EngineConfig::new(planner_registry::reference::registry().unwrap())
 }
 
 fn ask() -> Ask {
@@ -220,7 +220,10 @@ fn heavy_config() -> EngineConfig {
         &REGISTRY[..at],
         &REGISTRY[at..]
     );
-    EngineConfig::new(Registry::from_toml(&heavy, "heavy.toml").unwrap())
+    EngineConfig::new(
+        Registry::from_toml_with(&heavy, "heavy.toml", &planner_registry::reference::files)
+            .unwrap(),
+    )
 }
 
 fn answered(result: Result<Outcome, Error>) -> Box<Answer> {

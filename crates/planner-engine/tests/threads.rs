@@ -8,11 +8,9 @@ use std::time::Duration;
 
 use planner_engine::{Answer, Ask, Caller, Engine, EngineConfig, Error, Outcome};
 use planner_exec::{TenantId, create_api_key, revoke_api_key};
-use planner_registry::{Registry, Value};
+use planner_registry::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
-
-const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 
 async fn seeded(pool: &PgPool) {
     planner_engine::migrate(pool).await.unwrap();
@@ -21,7 +19,7 @@ async fn seeded(pool: &PgPool) {
 }
 
 fn config() -> EngineConfig {
-    EngineConfig::new(Registry::from_toml(REGISTRY, "capture.toml").unwrap())
+    EngineConfig::new(planner_registry::reference::registry().unwrap())
 }
 
 fn tenant() -> Uuid {

@@ -8,10 +8,8 @@
 use std::time::Duration;
 
 use planner_engine::{Ask, Engine, EngineConfig, Error, Outcome};
-use planner_registry::Registry;
 use sqlx::{Connection as _, PgConnection, PgPool};
 
-const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 const QUESTION: &str = "How many of our bench hold TS/SCI?";
 /// The advisory lock the deferred trigger of the COMMIT case waits for.
 const HOLD: i64 = 4242;
@@ -23,7 +21,7 @@ async fn seeded(pool: &PgPool) {
 }
 
 fn engine(pool: &PgPool) -> Engine {
-    let config = EngineConfig::new(Registry::from_toml(REGISTRY, "capture.toml").unwrap());
+    let config = EngineConfig::new(planner_registry::reference::registry().unwrap());
     Engine::new(config, pool.clone())
 }
 

@@ -6,7 +6,11 @@
 //! available), and diagnostics such as a NAICS code missing from the 2022 list.
 //! [`Extraction::available`] is what plan binding reads. [`Extractor`] extracts for one
 //! registry: the kinds its file declares (`[kinds]`, one generic matcher per type: dictionary,
-//! code, list, uuid, duration, date, date range, integer, quoted text) beside the built-in ones.
+//! code, list, uuid, duration, date, date range, integer, quoted text), a built-in kind it
+//! declares among them, beside the built-in matchers of the built-in kinds it leaves
+//! undeclared. The reference registry declares all seven, so its answers run the declared
+//! matchers; [`extract`] stays the built-in matchers, which read the same values (the tests of
+//! planner-engine hold the two to it).
 //!
 //! **Architecture invariant:** pure and total. No I/O, no clock, no randomness, no panic on any
 //! input; every span lies on char boundaries and no byte belongs to two params. Depends only on

@@ -47,7 +47,11 @@
 //!
 //! Besides the built-in kinds, a file may declare its own, each an instance of a generic
 //! extractor type ([`KindType`]), as `[kinds.<name>]` with `type`, an optional `label` (the noun of
-//! a clarifying question, "Which region do you mean?") and the type's keys:
+//! a clarifying question, "Which region do you mean?") and the type's keys. A built-in kind may
+//! be declared too, with that kind's type (`agency` and `clearance` dictionaries, `naics` and
+//! `uei` codes, `uuid`, a `compartments` list, `months` a duration in months): it keeps its name
+//! and meaning, and its values are extracted by the declaration instead of the built-in
+//! extractor. The reference registry declares all seven ([`reference`]).
 //!
 //! | type | keys | canonical value |
 //! |---|---|---|
@@ -66,7 +70,7 @@
 //! matches. CSV files are read through the caller ([`Registry::from_toml_with`]); this crate does
 //! no I/O. Loading reports every mistake with its place: an alias claimed by two values, a CSV that
 //! does not load or whose code does not have the shape, a shape no code can match, a key the
-//! type does not take, a kind named like a built-in one. `[registry] help` is one sentence on
+//! type does not take, a built-in kind declared with another type. `[registry] help` is one sentence on
 //! what the registry answers, told to a question nothing can answer.
 //!
 //! ## `[params]`: the parameters, declared once
@@ -252,6 +256,7 @@ mod guard;
 mod kinds;
 mod load;
 mod model;
+pub mod reference;
 mod value;
 
 pub use crate::{

@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use planner_engine::{Engine, EngineConfig};
-use planner_registry::Registry;
 use planner_server::{AppState, REQUEST_ID, ServerConfig};
 use sqlx::PgPool;
 use tower::ServiceExt as _;
@@ -17,8 +16,6 @@ use tracing::span::{Attributes, Id};
 use tracing::{Subscriber, subscriber};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt as _};
 use tracing_subscriber::registry::LookupSpan;
-
-const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 
 /// A span when it was created: its name and fields, and its ancestors', nearest first.
 #[derive(Debug, Clone)]
@@ -83,7 +80,7 @@ async fn node_spans_are_children_of_the_request_span(pool: PgPool) {
     planner_engine::migrate(&pool).await.unwrap();
     let tenant = planner_exec::create_tenant(&pool, "spans").await.unwrap();
     let key = planner_exec::create_api_key(&pool, tenant, &["bench"]).await.unwrap().secret;
-    let registry = Registry::from_toml(REGISTRY, "capture.toml").unwrap();
+    let registry = planner_registry::reference::registry().unwrap();
     let engine = Engine::new(EngineConfig::new(registry), pool.clone());
     let app = planner_server::app(AppState::new(engine, pool, ServerConfig::default()));
 

@@ -11,7 +11,6 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use planner_engine::{Engine, EngineConfig};
 use planner_infer::{Catalog, ModelClient, ModelConfig, ModelProposer};
-use planner_registry::Registry;
 use planner_server::{AppState, ServerConfig};
 use serde_json::{Value, json};
 use sqlx::PgPool;
@@ -19,11 +18,9 @@ use tower::ServiceExt as _;
 
 use crate::server::{COMPOUND, seeded};
 
-const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
-
 /// The server with the model proposer at `base_url` (no retries, a short proposer timeout).
 fn server_with_model(pool: &PgPool, base_url: &str) -> Router {
-    let registry = Registry::from_toml(REGISTRY, "capture.toml").unwrap();
+    let registry = planner_registry::reference::registry().unwrap();
     let mut model = ModelConfig::with_defaults(base_url, "local");
     model.max_retries = 0;
     model.timeout = Duration::from_secs(5);

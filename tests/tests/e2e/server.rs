@@ -15,7 +15,6 @@ use serde_json::{Value, json};
 use sqlx::PgPool;
 use tower::ServiceExt as _;
 
-const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 pub(super) const COMPOUND: &str = "For the 'Department of the Army' recompete under NAICS 541512, who are \
                         the incumbents and how many of our bench hold TS/SCI with SI/TK?";
 pub(super) const CLARIFY: &str = "Who are the top incumbents at the Army?";
@@ -23,7 +22,7 @@ pub(super) const CLARIFY: &str = "Who are the top incumbents at the Army?";
 pub(super) use super::harness::seed as seeded;
 
 fn registry() -> Registry {
-    Registry::from_toml(REGISTRY, "capture.toml").unwrap()
+    planner_registry::reference::registry().unwrap()
 }
 
 fn server_with(pool: &PgPool, config: ServerConfig) -> Router {

@@ -11,11 +11,10 @@ use sqlx::PgPool;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-pub(crate) const REGISTRY: &str = include_str!("../../../fixtures/registry/capture.toml");
 const QUESTIONS: &str = include_str!("../../../fixtures/answers/questions.txt");
 
 pub(crate) fn registry() -> Registry {
-    Registry::from_toml(REGISTRY, "capture.toml").unwrap()
+    planner_registry::reference::registry().unwrap()
 }
 
 /// The questions of the answer corpus (`id | question` lines).

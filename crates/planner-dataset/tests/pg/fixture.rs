@@ -15,9 +15,7 @@ use uuid::Uuid;
 pub(crate) const TEST_SCALE: f64 = 0.02;
 
 pub(crate) fn registry() -> Registry {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/registry/capture.toml");
-    let text = std::fs::read_to_string(path).unwrap();
-    match Registry::from_toml(&text, "fixtures/registry/capture.toml") {
+    match planner_registry::reference::registry() {
         Ok(registry) => registry,
         Err(error) => panic!("{error}"),
     }
