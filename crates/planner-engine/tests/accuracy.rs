@@ -59,10 +59,11 @@ fn development_corpora_do_not_regress() {
 }
 
 /// Floors (intent_set_exact, route_accuracy): measured figures minus at most 0.03.
-/// Measured: first-sight 0.967 and 0.968, dev 0.984 and 0.988, dev-late 0.971 and 0.951.
+/// Measured: first-sight 0.967 and 0.968, dev 0.984 and 0.988, dev-late 1.000 and 0.976 (0.971
+/// and 0.951 before the kinds were declared: "NAICS 541512 dollars" now reads the code).
 const FIRST_SIGHT: (f64, f64) = (0.94, 0.95);
 const DEV: (f64, f64) = (0.96, 0.96);
-const DEV_LATE: (f64, f64) = (0.95, 0.93);
+const DEV_LATE: (f64, f64) = (0.97, 0.95);
 
 #[test]
 fn the_screen_agrees_with_every_label() {
