@@ -15,20 +15,10 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The reference registry: `capture.toml`, or the registry crate's test copy when
-/// `capture.toml` does not load (it is maintained elsewhere and may be mid-change).
-#[allow(clippy::print_stderr, reason = "says which registry the figures are for")]
+/// The reference registry (`fixtures/registry/capture.toml`, with its files).
 pub fn reference_registry() -> Registry {
-    let dir = root().join("fixtures/registry");
-    for name in ["capture.toml", "test-reference.toml"] {
-        let path = dir.join(name);
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
-        match Registry::from_toml(&text, &path.display().to_string()) {
-            Ok(registry) => return registry,
-            Err(err) => eprintln!("skipping {}: {err}", path.display()),
-        }
-    }
-    panic!("no loadable reference registry under {}", dir.display())
+    planner_registry::reference::registry()
+        .unwrap_or_else(|err| panic!("the reference registry does not load: {err}"))
 }
 
 /// One corpus line.
