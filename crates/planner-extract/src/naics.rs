@@ -14,7 +14,8 @@ const SECTORS: [u8; 24] = [
     11, 21, 22, 23, 31, 32, 33, 42, 44, 45, 48, 49, 51, 52, 53, 54, 55, 56, 61, 62, 71, 72, 81, 92,
 ];
 
-const CSV: &str = include_str!("../../../fixtures/registry/naics2022.csv");
+/// The 2022 list, the file the reference registry's `naics` kind reads.
+const CSV: &str = planner_registry::reference::NAICS;
 
 /// `(code, title)` of the 1,012 six-digit 2022 codes, sorted by code.
 static CODES: LazyLock<Vec<(u32, &'static str)>> = LazyLock::new(|| {

@@ -7,11 +7,11 @@ use crate::{Registry, Result};
 /// The registry file's text.
 pub const TEXT: &str = include_str!("../../../fixtures/registry/capture.toml");
 
-/// The agency dictionary its `agency` kind reads.
-const AGENCIES: &str = include_str!("../../../fixtures/registry/agencies.csv");
+/// The agency dictionary its `agency` kind reads (`agencies.csv`: `value,aliases`).
+pub const AGENCIES: &str = include_str!("../../../fixtures/registry/agencies.csv");
 
-/// The NAICS 2022 list its `naics` kind reads.
-const NAICS: &str = include_str!("../../../fixtures/registry/naics2022.csv");
+/// The NAICS 2022 list its `naics` kind reads (`naics2022.csv`: `code,title`).
+pub const NAICS: &str = include_str!("../../../fixtures/registry/naics2022.csv");
 
 /// A file beside the reference registry, by the name the registry gives it.
 pub fn files(name: &str) -> std::result::Result<String, String> {

@@ -17,8 +17,8 @@
 
 use std::sync::LazyLock;
 
-/// The dictionary file.
-const CSV: &str = include_str!("../../../../fixtures/registry/agencies.csv");
+/// The dictionary file, the one the reference registry's `agency` kind reads.
+const CSV: &str = planner_registry::reference::AGENCIES;
 
 /// `(canonical name, aliases)` in the file's order; the order is the dictionary's public order.
 pub(crate) static AGENCIES: LazyLock<Vec<(&'static str, Vec<&'static str>)>> =

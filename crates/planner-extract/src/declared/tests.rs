@@ -538,7 +538,7 @@ fn more_than_64_kinds() {
 
 #[test]
 fn a_built_in_kind_declared_is_extracted_by_its_declaration_alone() {
-    let text = r#"
+    let toml = r#"
 [registry]
 node_cap = 6
 default_k = 11
@@ -555,16 +555,12 @@ values = [{ value = "Ministry of Magic", aliases = ["^MoM"] }]
 agency = { kind = "agency" }
 naics = { kind = "naics" }
 "#;
-    let registry = Registry::from_toml(text, "test.toml").expect("the test registry loads");
+    let registry = Registry::from_toml(toml, "test.toml").expect("the test registry loads");
     let x = Extractor::new(&registry);
     let found = x.extract("MoM spend under NAICS 541512");
-    assert_eq!(found.value(ParamKind::Agency), Some(&text_value("Ministry of Magic")));
+    assert_eq!(found.value(ParamKind::Agency), Some(&text("Ministry of Magic")));
     // The built-in kind not declared keeps its built-in extractor.
-    assert_eq!(found.value(ParamKind::Naics), Some(&text_value("541512")));
+    assert_eq!(found.value(ParamKind::Naics), Some(&text("541512")));
     // The built-in agency dictionary no longer answers for the kind.
     assert_eq!(x.extract("Army spend").value(ParamKind::Agency), None);
-}
-
-fn text_value(s: &str) -> Value {
-    Value::Text(s.to_owned())
 }
