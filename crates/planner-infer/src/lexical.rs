@@ -28,7 +28,7 @@ mod lexicon;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use planner_registry::ParamKind;
+use planner_registry::{KindType, ParamKind};
 
 use crate::{BoxFuture, Catalog, ParamSpan, Proposals, ProposeRequest, Proposer, Result};
 use lexicon::Lexicon;
@@ -327,8 +327,7 @@ impl LexicalProposer {
         available: &BTreeSet<ParamKind>,
         spans: &[ParamSpan],
     ) -> LexicalPick {
-        let (masked, protected) = masks(spans);
-        let segments = self.segments(question, &masked, &protected);
+        let segments = self.segments(question, &Masks::of(spans));
         let factors = self.factors(available);
 
         // (intent, score, context, segment)
@@ -438,8 +437,7 @@ impl LexicalProposer {
             .filter(|(_, intent)| names.contains(&intent.name))
             .map(|(index, _)| index)
             .collect();
-        let (masked, protected) = masks(spans);
-        let segments = self.segments(question, &masked, &protected);
+        let segments = self.segments(question, &Masks::of(spans));
         let factors = self.factors(available);
         let best: Vec<(usize, usize)> = segments
             .iter()
@@ -493,15 +491,11 @@ impl LexicalProposer {
     }
 
     /// The question's segments, as term columns.
-    fn segments(
-        &self,
-        question: &str,
-        masked: &[(usize, usize)],
-        protected: &[(usize, usize)],
-    ) -> Vec<Segment> {
+    fn segments(&self, question: &str, masks: &Masks) -> Vec<Segment> {
         let mut segments = vec![Segment { end: question.len(), ..Segment::default() }];
         let mut opened = false;
-        self.lexicon.terms_at(question, masked, protected, |term, at| {
+        let in_time = |at: usize| masks.times.iter().any(|&(start, end)| at >= start && at < end);
+        self.lexicon.terms_at(question, &masks.masked, &masks.protected, |term, at| {
             let Some(current) = segments.last_mut() else { return };
             if !opened {
                 current.start = at;
@@ -525,6 +519,7 @@ impl LexicalProposer {
                 _ => {
                     if let Some(&column) = self.terms.get(term.as_ref())
                         && !current.columns.contains(&column)
+                        && !(lexicon::is_time_word(&term) && in_time(at))
                     {
                         current.columns.push(column);
                     }
@@ -687,16 +682,39 @@ impl LexicalProposer {
 /// A byte range `[start, end)` of the question.
 type Range = (usize, usize);
 
-/// The spans whose words the proposer does not read (agency, NAICS, UUID and UEI values), and
-/// those of every param value (no split inside one).
-fn masks(spans: &[ParamSpan]) -> (Vec<Range>, Vec<Range>) {
-    let masked = spans
-        .iter()
-        .filter(|span| span.kind.is_anchor())
-        .map(|span| (span.start, span.end))
-        .collect();
-    let protected = spans.iter().map(|span| (span.start, span.end)).collect();
-    (masked, protected)
+/// Where the proposer reads a question differently: the words of identifier-like values
+/// (agency, NAICS, UUID and UEI; declared dictionaries, codes and quoted text) are not read;
+/// inside a time value ("the past month") a time word says the window, not what to compute,
+/// so it is not heard even where the registry hears it ("by month"); and nothing splits a
+/// segment inside any value ("SI, TK and G").
+struct Masks {
+    masked: Vec<Range>,
+    times: Vec<Range>,
+    protected: Vec<Range>,
+}
+
+impl Masks {
+    fn of(spans: &[ParamSpan]) -> Masks {
+        let ranges = |keep: &dyn Fn(&ParamSpan) -> bool| {
+            spans.iter().filter(|span| keep(span)).map(|span| (span.start, span.end)).collect()
+        };
+        Masks {
+            masked: ranges(&|span| span.kind.is_anchor()),
+            times: ranges(&|span| is_time(span.kind)),
+            protected: ranges(&|_| true),
+        }
+    }
+}
+
+/// Whether values of `kind` are times: durations, dates and date ranges.
+fn is_time(kind: ParamKind) -> bool {
+    match kind {
+        ParamKind::Months => true,
+        ParamKind::Declared(kind) => {
+            matches!(kind.ty(), KindType::Duration | KindType::Date | KindType::DateRange)
+        }
+        _ => false,
+    }
 }
 
 /// Deterministic: one proposal whatever `samples` asks (K copies would add nothing).

@@ -584,6 +584,11 @@ const CONTEXT_WORDS: &[&str] = &[
     "information",
 ];
 
+/// Whether `stem` is one of the time and data words ([`CONTEXT_WORDS`]).
+pub(crate) fn is_time_word(stem: &str) -> bool {
+    CONTEXT_WORDS.contains(&stem)
+}
+
 /// A thesaurus phrase as stems, and the concepts it becomes.
 type Phrase = (Vec<String>, &'static [&'static str]);
 
@@ -634,12 +639,18 @@ impl Lexicon {
             spoken.binary_search_by(|it| it.as_str().cmp(concept)).is_ok()
                 || spoken.binary_search(&stem(concept)).is_ok()
         };
+        // A keyword heard alone: one word once its stop words are left ("by month").
         let heard: Vec<String> = own
             .into_iter()
-            .map(words)
-            .filter(|it| it.len() == 1)
+            .map(|text| {
+                let mut stems: Vec<String> = words(text)
+                    .into_iter()
+                    .map(|(word, _)| stem(&word))
+                    .filter(|word| !STOP_WORDS.contains(&word.as_str()))
+                    .collect();
+                if stems.len() == 1 { stems.pop() } else { None }
+            })
             .flatten()
-            .map(|(word, _)| stem(&word))
             .collect();
         let entries = THESAURUS.iter().filter(|(_, concepts)| {
             concepts.is_empty()
@@ -679,13 +690,12 @@ impl Lexicon {
         lexicon
     }
 
-    /// Adds words (already stemmed: a registry's index terms) to the vocabulary misspellings are
-    /// corrected to.
+    /// Adds words (already stemmed: a registry's index terms) to the vocabulary: a known word is
+    /// never corrected, and misspellings are corrected to one of four letters or more.
     pub(crate) fn learn<'a>(&mut self, stems: impl IntoIterator<Item = &'a str>) {
         for stem in stems {
             let Some(first) = stem.chars().next() else { continue };
-            if stem.len() < MIN_CORRECTED_STEM
-                || !stem.chars().all(|ch| ch.is_ascii_lowercase())
+            if !stem.chars().all(|ch| ch.is_ascii_lowercase())
                 || self.stop.binary_search(&stem).is_ok()
             {
                 continue;
@@ -721,7 +731,9 @@ impl Lexicon {
         let bucket = self.vocabulary.get(&stem.chars().next()?)?;
         let mut best: Option<(usize, &str)> = None;
         for known in bucket {
-            if known.len().abs_diff(stem.len()) > allowed {
+            // A short stem is known (so never corrected) but never a correction: "log" is
+            // not one edit from "long" for a question that says "logged".
+            if known.len() < MIN_CORRECTED_STEM || known.len().abs_diff(stem.len()) > allowed {
                 continue;
             }
             let distance = edit_distance(stem.as_bytes(), known.as_bytes());
@@ -915,15 +927,21 @@ fn edit_distance(a: &[u8], b: &[u8]) -> usize {
 /// Irregular past forms of verbs, sorted: the stem of the form is its verb's (`sold` meets
 /// `selling` at `sell`).
 const IRREGULAR: &[(&str, &str)] = &[
+    ("annually", "year"),
     ("bought", "buy"),
     ("brought", "bring"),
     ("built", "build"),
+    ("daily", "day"),
     ("kept", "keep"),
+    ("monthly", "month"),
     ("paid", "pay"),
+    ("quarterly", "quarter"),
     ("sent", "send"),
     ("sold", "sell"),
     ("spent", "spend"),
     ("taught", "teach"),
+    ("weekly", "week"),
+    ("yearly", "year"),
 ];
 
 /// A light suffix stripper: plurals, `-ing`, `-ed`, then a final `e`, so that `expires`,
@@ -1035,6 +1053,10 @@ mod tests {
         check("summarise", &["summary"]);
         // Short or unrelated words stay as they are.
         check("weather", &["weather"]);
+        // A short word the registry knows is never corrected to a longer one.
+        let mut desk = Lexicon::for_registry(["Tickets logged against one asset"], ["how long"]);
+        desk.learn(["log", "long", "ticket"]);
+        assert_eq!(desk.terms("tickets logged", &[], &[]), ["ticket", "log"]);
         assert_eq!(edit_distance(b"profiel", b"profil"), 1);
         assert_eq!(edit_distance(b"teh", b"the"), 1);
         assert_eq!(edit_distance(b"", b"abc"), 3);
@@ -1078,6 +1100,13 @@ mod tests {
             shop.terms("recent sales lately, last week", &[], &[]),
             ["recent", "sale", "lately", "|."]
         );
+        // A keyword whose other words are stop words stands alone; periodic adjectives meet
+        // their period.
+        let desk = Lexicon::for_registry(["ticket_volume"], ["by month", "tickets"]);
+        assert_eq!(desk.terms("tickets each month", &[], &[]), ["ticket", "month"]);
+        assert_eq!(desk.terms("monthly tickets", &[], &[]), ["month", "ticket"]);
+        assert_eq!(Lexicon::new().terms("monthly tickets", &[], &[]), ["ticket"]);
+        assert_eq!(stem("daily"), "day");
     }
 
     #[test]
