@@ -73,6 +73,8 @@ const TIME_WORDS: &[&str] = &[
     "q2",
     "q3",
     "q4",
+    "h1",
+    "h2",
     "fy",
     "cy",
     "fiscal",
@@ -891,12 +893,7 @@ fn list_at(
     if !context.iter().any(|cue| cue.first() == Some(&words.id(c))) {
         return None;
     }
-    let after = cue_ending(words, c, context)?;
-    let mut i = after;
-    if matches!(words.lower(i), "the" | "a" | "an") {
-        i += 1;
-    }
-    let start = i;
+    let start = list_start(words, cue_ending(words, c, context)?);
     let at = scratch.len();
     let end = list_values(words, start, phrases, |index| scratch.push(index))?;
     Some((start, end, Pending::List { at, len: scratch.len() - at }))
@@ -918,11 +915,36 @@ fn bare_list_at(
     let at = scratch.len();
     let end = list_values(words, i, phrases, |index| scratch.push(index))?;
     let len = scratch.len() - at;
-    if cue_ending(words, end, context).is_some() || slashed_capitals(words, i, end, len) {
+    if cue_ending(words, end, context).is_some()
+        || slashed_capitals(words, i, end, len)
+        || compared(words, i, end)
+    {
         return Some((end, Pending::List { at, len }));
     }
     scratch.truncate(at);
     None
+}
+
+/// Where a list after a context cue ending before word `i` starts: after "of" and an article
+/// ("breakdown of the open, pending and closed").
+fn list_start(words: &Words<'_>, mut i: usize) -> usize {
+    if words.lower(i) == "of" {
+        i += 1;
+    }
+    if matches!(words.lower(i), "the" | "a" | "an") {
+        i += 1;
+    }
+    i
+}
+
+/// Whether the values of a list at words `from..to` are compared ("pending versus in
+/// progress"): a comparison is a list wherever it stands.
+fn compared(words: &Words<'_>, from: usize, to: usize) -> bool {
+    (from..to).any(|j| is_versus(words.lower(j)))
+}
+
+fn is_versus(word: &str) -> bool {
+    matches!(word, "vs" | "versus")
 }
 
 /// Whether words `from..to`, holding `values` list values, are two values or more written in
@@ -934,8 +956,8 @@ fn slashed_capitals(words: &Words<'_>, from: usize, to: usize, values: usize) ->
 }
 
 /// The values of a list starting at word `i`, each handed to `found` (an index into
-/// `phrases`), joined by `,` `/` `&` `+`, "and" or "or": the word after the last value, or
-/// `None` when no value starts at `i`.
+/// `phrases`), joined by `,` `/` `&` `+`, "and", "or", "vs" or "versus": the word after the last
+/// value, or `None` when no value starts at `i`.
 fn list_values(
     words: &Words<'_>,
     mut i: usize,
@@ -949,12 +971,13 @@ fn list_values(
         let mut j = end;
         let gap = words.gap_before(j).trim();
         let separated = matches!(gap, "," | "/" | "&" | "+");
-        if matches!(words.lower(j), "and" | "or") && gap.is_empty() {
+        let joiner = |word: &str| matches!(word, "and" | "or") || is_versus(word);
+        if joiner(words.lower(j)) && gap.is_empty() {
             j += 1;
         } else if !separated {
             break;
         }
-        if matches!(words.lower(j), "and" | "or") {
+        if joiner(words.lower(j)) {
             j += 1;
         }
         i = j;
@@ -1323,12 +1346,15 @@ fn two_digit(word: &str) -> Option<i32> {
         .flatten()
 }
 
-fn quarter_of(word: &str) -> Option<u8> {
+/// A part of a year: a quarter ("q3": the third of 3 months) or a half ("h1": the first of 6).
+fn quarter_of(word: &str) -> Option<(u8, i32)> {
     match word {
-        "q1" => Some(1),
-        "q2" => Some(2),
-        "q3" => Some(3),
-        "q4" => Some(4),
+        "q1" => Some((1, 3)),
+        "q2" => Some((2, 3)),
+        "q3" => Some((3, 3)),
+        "q4" => Some((4, 3)),
+        "h1" => Some((1, 6)),
+        "h2" => Some((2, 6)),
         _ => None,
     }
 }
@@ -1347,9 +1373,9 @@ fn period_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period
     };
     let calendar_year =
         |year: i32| Period { start: Day::first(year, 1), end: Day::first(year + 1, 1) };
-    let quarter = |year: Period, q: u8| {
-        let start = year.start.plus_months(3 * (i32::from(q) - 1));
-        Period { start, end: start.plus_months(3) }
+    let quarter = |year: Period, (q, months): (u8, i32)| {
+        let start = year.start.plus_months(months * (i32::from(q) - 1));
+        Period { start, end: start.plus_months(months) }
     };
     if let Some((end, period)) = day_at(words, i) {
         return Some((end, period, true));

@@ -14,8 +14,12 @@
 //! no chosen intent uses yet; a required param that nothing can provide costs a factor. One
 //! chosen intent means a single question; several mean a compound one. When no term of the
 //! question is distinctive and nothing qualifies, an intent may still be picked from a weaker
-//! gain if the question gives a param kind at most three intents require (the value says what
-//! the question is about); likewise for an ask with no distinctive term beside asks that pick.
+//! gain if the question gives a param kind at most three intents require, or one no intent
+//! requires and at most three take (the value says what the question is about); likewise for an
+//! ask with no distinctive term beside asks that pick. A question of values alone ("platinum
+//! members in the Southwest") is about the one intent that requires a distinctive kind it
+//! gives, gets every param it requires and takes every value given. Time words inside a time
+//! value ("the past month") are not heard: they say the window.
 //! A name word that names one of the intent's own param kinds ("region" of `sales_by_region`)
 //! counts as mentioned when the question gives a value of that kind.
 //!
@@ -84,6 +88,9 @@ pub struct LexicalProposer {
     /// Kinds that at most [`DISTINCTIVE_DF`] intents require: a value of one in the question
     /// says which intents it is about, as a distinctive term would.
     distinctive_kinds: BTreeSet<ParamKind>,
+    /// Kinds that no intent requires and at most [`DISTINCTIVE_DF`] take: a value of one says
+    /// the same, as the anchor of a pick with no decisive term.
+    rare_optional: BTreeSet<ParamKind>,
 }
 
 #[derive(Debug)]
@@ -123,6 +130,8 @@ struct Segment {
     opens_with_frame: bool,
     opens_with_modifier: bool,
     closed_by_stop: bool,
+    /// It says a word the registry does not ("weather").
+    unknown: bool,
     /// It asks for something else entirely ("draft a cover letter"): nothing in it is heard.
     foreign: bool,
     /// A framing phrase ("For the Army recompete under 541512, ...") or a modifier ("by
@@ -310,7 +319,29 @@ impl LexicalProposer {
             .filter(|(_, count)| (1..=DISTINCTIVE_DF).contains(count))
             .map(|(kind, _)| kind)
             .collect();
-        LexicalProposer { lexicon, terms, intents, decisive, importance, distinctive_kinds }
+        let mut taking: BTreeMap<ParamKind, usize> = BTreeMap::new();
+        for intent in &intents {
+            for &kind in &intent.optional {
+                *taking.entry(kind).or_default() += 1;
+            }
+        }
+        let rare_optional = taking
+            .into_iter()
+            .filter(|&(kind, count)| {
+                (1..=DISTINCTIVE_DF).contains(&count)
+                    && intents.iter().all(|intent| !intent.required.contains(&kind))
+            })
+            .map(|(kind, _)| kind)
+            .collect();
+        LexicalProposer {
+            lexicon,
+            terms,
+            intents,
+            decisive,
+            importance,
+            distinctive_kinds,
+            rare_optional,
+        }
     }
 
     /// Chooses intents for `question`, given the available param kinds and where the param
@@ -327,7 +358,7 @@ impl LexicalProposer {
         available: &BTreeSet<ParamKind>,
         spans: &[ParamSpan],
     ) -> LexicalPick {
-        let segments = self.segments(question, &Masks::of(spans));
+        let (segments, unknown) = self.segments(question, &Masks::of(spans));
         let factors = self.factors(available);
 
         // (intent, score, context, segment)
@@ -359,9 +390,27 @@ impl LexicalProposer {
                 }
             }
         }
+        // A question of values alone ("platinum members in the Southwest", no other word the
+        // registry knows or not): the one intent that
+        // requires a distinctive kind the question gives, gets every param it requires and
+        // takes every value given is what it asks for.
+        if segments.is_empty() && !unknown {
+            let mut anchored = self.intents.iter().enumerate().filter(|(_, intent)| {
+                intent.required.iter().all(|kind| available.contains(kind))
+                    && intent.required.iter().any(|kind| self.distinctive_kinds.contains(kind))
+                    && available.iter().all(|kind| {
+                        intent.required.contains(kind) || intent.optional.contains(kind)
+                    })
+            });
+            if let (Some((index, _)), None) = (anchored.next(), anchored.next()) {
+                asks.push((index, 0.0, false, usize::MAX));
+            }
+        }
         // Each segment's best intent, by the segment's start.
-        let best: Vec<(usize, usize)> =
-            asks.iter().map(|&(index, _, _, position)| (segments[position].start, index)).collect();
+        let best: Vec<(usize, usize)> = asks
+            .iter()
+            .filter_map(|&(index, _, _, position)| Some((segments.get(position)?.start, index)))
+            .collect();
         if asks.iter().any(|ask| !ask.2) {
             asks.retain(|ask| !ask.2);
         }
@@ -374,7 +423,9 @@ impl LexicalProposer {
                     || chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
             });
             if chosen.contains(&index) || chosen.is_empty() || (score >= NEXT_SCORE && supplied) {
-                heard.extend(segments[position].columns.iter().copied());
+                heard.extend(
+                    segments.get(position).into_iter().flat_map(|s| s.columns.iter().copied()),
+                );
                 if !chosen.contains(&index) {
                     chosen.push(index);
                 }
@@ -437,7 +488,7 @@ impl LexicalProposer {
             .filter(|(_, intent)| names.contains(&intent.name))
             .map(|(index, _)| index)
             .collect();
-        let segments = self.segments(question, &Masks::of(spans));
+        let (segments, _) = self.segments(question, &Masks::of(spans));
         let factors = self.factors(available);
         let best: Vec<(usize, usize)> = segments
             .iter()
@@ -490,8 +541,9 @@ impl LexicalProposer {
             })
     }
 
-    /// The question's segments, as term columns.
-    fn segments(&self, question: &str, masks: &Masks) -> Vec<Segment> {
+    /// The question's segments, as term columns, and whether it says a word the registry does
+    /// not.
+    fn segments(&self, question: &str, masks: &Masks) -> (Vec<Segment>, bool) {
         let mut segments = vec![Segment { end: question.len(), ..Segment::default() }];
         let mut opened = false;
         let in_time = |at: usize| masks.times.iter().any(|&(start, end)| at >= start && at < end);
@@ -516,14 +568,16 @@ impl LexicalProposer {
                 lexicon::FRAME => current.opens_with_frame = current.columns.is_empty(),
                 lexicon::MODIFIER => current.opens_with_modifier = current.columns.is_empty(),
                 lexicon::FOREIGN => current.foreign = true,
-                _ => {
-                    if let Some(&column) = self.terms.get(term.as_ref())
-                        && !current.columns.contains(&column)
-                        && !(lexicon::is_time_word(&term) && in_time(at))
-                    {
-                        current.columns.push(column);
+                _ => match self.terms.get(term.as_ref()) {
+                    Some(&column) => {
+                        if !current.columns.contains(&column)
+                            && (!lexicon::is_time_word(&term) || !in_time(at))
+                        {
+                            current.columns.push(column);
+                        }
                     }
-                }
+                    None => current.unknown = true,
+                },
             }
         });
         let count = segments.len();
@@ -531,8 +585,9 @@ impl LexicalProposer {
             segment.context = segment.opens_with_modifier
                 || (segment.opens_with_frame && segment.closed_by_stop && position + 1 < count);
         }
+        let unknown = segments.iter().any(|segment| segment.unknown && !segment.foreign);
         segments.retain(|segment| !segment.columns.is_empty() && !segment.foreign);
-        segments
+        (segments, unknown)
     }
 
     /// The intent with the best score on these columns. A candidate needs a decisive term that
@@ -555,7 +610,11 @@ impl LexicalProposer {
             let anchored = intent
                 .required
                 .iter()
-                .any(|kind| available.contains(kind) && self.distinctive_kinds.contains(kind));
+                .any(|kind| available.contains(kind) && self.distinctive_kinds.contains(kind))
+                || intent
+                    .optional
+                    .iter()
+                    .any(|kind| available.contains(kind) && self.rare_optional.contains(kind));
             for &column in columns {
                 if intent.weights[column] > 0.0 {
                     gain += intent.weights[column];

@@ -150,15 +150,17 @@ fn eval(name: &str, corpus: &str) -> Value {
 /// The floors are the scores measured on the corpora (the domains' READMEs): a regression gate,
 /// not the targets, which are higher. Retail's `first-sight-2.jsonl` and helpdesk's
 /// `first-sight.jsonl` are blind corpora; retail's `dev.jsonl` and `dev-seen.jsonl` (its first
-/// blind corpus, whose scores were read while changing the proposer) are development corpora.
+/// blind corpus, whose scores were read while changing the proposer) and helpdesk's `dev.jsonl`
+/// are development corpora.
 /// Helpdesk has a registry, a schema and a corpus, no data: it is planned, not answered.
 #[test]
 fn the_other_domains_corpora_keep_their_scores() {
     for (name, file, intent_floor, route_floor, args_floor, refusal_floor) in [
-        ("retail", "first-sight-2.jsonl", 0.74, 0.86, 0.97, 1.0),
-        ("retail", "dev-seen.jsonl", 0.82, 0.88, 1.0, 1.0),
+        ("retail", "first-sight-2.jsonl", 0.77, 0.88, 0.97, 1.0),
+        ("retail", "dev-seen.jsonl", 0.89, 0.93, 1.0, 1.0),
         ("retail", "dev.jsonl", 0.88, 0.91, 1.0, 1.0),
-        ("helpdesk", "first-sight.jsonl", 0.79, 0.86, 0.96, 0.75),
+        ("helpdesk", "first-sight.jsonl", 0.86, 0.90, 0.98, 0.75),
+        ("helpdesk", "dev.jsonl", 0.87, 0.92, 1.0, 0.5),
     ] {
         let corpus = format!("{name}/{file}");
         let scores = eval(name, file);
@@ -169,5 +171,75 @@ fn the_other_domains_corpora_keep_their_scores() {
         assert!(figure("args_exact") >= args_floor, "{corpus}: {scores}");
         assert_eq!(scores["false_refusals"], 0, "{corpus}: {scores}");
         assert!(figure("refusal_recall") >= refusal_floor, "{corpus}: {scores}");
+    }
+}
+
+/// What `planner plan --json` makes of `question` on a domain's registry: its route and the
+/// intents its plan runs.
+fn plan(name: &str, question: &str) -> (String, Vec<String>) {
+    let plan = json(&planner(
+        &["plan", "--json", "--registry", &registry(name), "--", question],
+        None,
+        "",
+    ));
+    let nodes = plan["plan"]["nodes"].as_array().unwrap();
+    let intents = nodes.iter().map(|node| node["intent"].as_str().unwrap().to_owned()).collect();
+    (plan["route"].as_str().unwrap().to_owned(), intents)
+}
+
+/// The proposer reads another domain by its registry alone: a question of values only is about
+/// the one intent that requires a distinctive kind given and takes every value (but not when it
+/// says a word the registry does not); a value of a kind only a few intents take anchors a pick
+/// with no decisive term; a time word is heard where an intent lists it ("each month"), not
+/// inside the window ("the past month"); a short word the registry knows is never corrected.
+#[test]
+fn the_proposer_reads_other_domains_by_their_registry_alone() {
+    for (name, question, route, intents) in [
+        ("retail", "List platinum members in the Southwest", "single", &["tier_customers"][..]),
+        (
+            "retail",
+            "What's the weather going to be in the Pacific Northwest this weekend?",
+            "unplannable",
+            &[],
+        ),
+        (
+            "retail",
+            "How do sales through B2B and marketplaces compare in FY2024?",
+            "single",
+            &["channel_mix"],
+        ),
+        (
+            "retail",
+            "How have daily sales looked in the Midwest over the past month?",
+            "single",
+            &["recent_sales_trend"],
+        ),
+        (
+            "helpdesk",
+            "How many tickets did the network team open each month in 2025?",
+            "single",
+            &["ticket_volume"],
+        ),
+        (
+            "helpdesk",
+            "Tickets nobody has touched in 30 days on the identity team",
+            "single",
+            &["stale_tickets"],
+        ),
+        (
+            "helpdesk",
+            "List every ticket \"Priya Raman\" logged in 2025",
+            "single",
+            &["requester_tickets"],
+        ),
+    ] {
+        let (got_route, got_intents) = plan(name, question);
+        let got_intents: Vec<&str> = got_intents.iter().map(String::as_str).collect();
+        assert_eq!((got_route.as_str(), &got_intents[..]), (route, intents), "{name}: {question}");
+        assert_eq!(
+            (got_route.as_str(), got_intents.as_slice()),
+            (route, intents),
+            "{name}: {question}"
+        );
     }
 }

@@ -7,8 +7,8 @@ use planner_registry::Value;
 
 use super::{
     Candidate, Declared, How, NO_WORD, Pending, Period, TIME, Word, Words, closes, code_at,
-    cue_ending, cue_ending_at, day_at, duration_at, list_values, number, range_at,
-    slashed_capitals, uuid_at,
+    compared, cue_ending, cue_ending_at, day_at, duration_at, list_start, list_values, number,
+    range_at, slashed_capitals, uuid_at,
 };
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
 
@@ -73,11 +73,7 @@ pub(super) fn extract(
             How::List { values, phrases, context } => {
                 for c in 0..words.len() {
                     let Some(after) = cue_ending(&words, c, context) else { continue };
-                    let mut i = after;
-                    if matches!(words.lower(i), "the" | "a" | "an") {
-                        i += 1;
-                    }
-                    let start = i;
+                    let start = list_start(&words, after);
                     let mut found: Vec<usize> = Vec::new();
                     if let Some(end) = list_values(&words, start, phrases, |at| found.push(at)) {
                         found.sort_unstable();
@@ -86,8 +82,8 @@ pub(super) fn extract(
                         push(start, end, Value::List(list), None);
                     }
                 }
-                // A list no context cue precedes: one a context word follows, or capitals
-                // joined by slashes.
+                // A list no context cue precedes: one a context word follows, capitals joined
+                // by slashes, or values compared.
                 for i in 0..words.len() {
                     let mut found: Vec<usize> = Vec::new();
                     let Some(end) = list_values(&words, i, phrases, |at| found.push(at)) else {
@@ -95,6 +91,7 @@ pub(super) fn extract(
                     };
                     if cue_ending(&words, end, context).is_some()
                         || slashed_capitals(&words, i, end, found.len())
+                        || compared(&words, i, end)
                     {
                         found.sort_unstable();
                         found.dedup();

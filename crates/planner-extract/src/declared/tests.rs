@@ -175,6 +175,23 @@ fn lists_only_in_context() {
     assert_eq!(value(&r, &x.extract("online/store orders"), "channels"), None);
     assert_eq!(value(&r, &x.extract("ONLINE orders"), "channels"), None);
     assert_eq!(value(&r, &x.extract("ONLINE, STORE orders"), "channels"), None);
+    // Values compared are a list wherever they stand; "of" may follow the context word.
+    assert_eq!(
+        value(&r, &x.extract("how do online versus store orders do"), "channels"),
+        list(&["online", "store"])
+    );
+    assert_eq!(
+        value(&r, &x.extract("web vs. wholesale in 2024"), "channels"),
+        list(&["online", "wholesale"])
+    );
+    assert_eq!(
+        value(&r, &x.extract("a split via the web, wholesale and store"), "channels"),
+        list(&["online", "store", "wholesale"])
+    );
+    assert_eq!(
+        value(&r, &x.extract("orders by channels of the web and store"), "channels"),
+        list(&["online", "store"])
+    );
 }
 
 #[test]
@@ -184,6 +201,8 @@ fn date_ranges() {
         ("sales in March 2025", range("2025-03-01", "2025-04-01")),
         ("sales during 2024", range("2024-01-01", "2025-01-01")),
         ("sales in Q3 2024", range("2024-07-01", "2024-10-01")),
+        ("sales in H1 2025", range("2025-01-01", "2025-07-01")),
+        ("sales in H2 FY2025", range("2024-08-01", "2025-02-01")),
         ("sales 2024 Q4", range("2024-10-01", "2025-01-01")),
         ("FY2025 sales", range("2024-02-01", "2025-02-01")),
         ("sales in fiscal year 2025", range("2024-02-01", "2025-02-01")),
@@ -426,6 +445,11 @@ const PIECES: &[&str] = &[
     "at least",
     "€",
     "Northeastsouthwestregions",
+    "vs",
+    "versus",
+    "of",
+    "H1",
+    "h2",
 ];
 
 const SEPARATORS: &[&str] =

@@ -642,7 +642,7 @@ impl Lexicon {
         // A keyword heard alone: one word once its stop words are left ("by month").
         let heard: Vec<String> = own
             .into_iter()
-            .map(|text| {
+            .filter_map(|text| {
                 let mut stems: Vec<String> = words(text)
                     .into_iter()
                     .map(|(word, _)| stem(&word))
@@ -650,7 +650,6 @@ impl Lexicon {
                     .collect();
                 if stems.len() == 1 { stems.pop() } else { None }
             })
-            .flatten()
             .collect();
         let entries = THESAURUS.iter().filter(|(_, concepts)| {
             concepts.is_empty()
