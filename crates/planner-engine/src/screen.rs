@@ -571,8 +571,16 @@ impl Screen {
                 }
             }
         }
+        // A column named by a protected word (a ticket's `age_days`) does not make that word a
+        // firm's: "requesters by age" stays about the requesters' age.
+        let protected_word = |word: &str| {
+            PHRASES.get(word).is_some_and(|phrases| {
+                phrases.iter().any(|(parts, group)| parts.len() == 1 && *group != Group::RankVerb)
+            })
+        };
         firm_words.retain(|word| {
             word.len() > 2
+                && !protected_word(word)
                 && !GENERIC_COLUMN_WORDS.contains(&word.as_str())
                 && !GENERIC_COLUMN_WORDS.contains(&word.trim_end_matches('s'))
                 && !screen.people.contains(word)
@@ -606,9 +614,10 @@ impl Screen {
         let about_people = people.contains(&true);
         let about_ranked = ranked.contains(&true);
         let about_firms = words.iter().any(firm);
-        // A protected word followed closely by a firm word, no person between, describes the
-        // firm ("women-owned", "veteran set-asides", "disabled veteran businesses"), as does one
-        // after "owned by".
+        // A protected word followed closely by a firm word, no person or relative pronoun
+        // between, describes the firm ("women-owned", "veteran set-asides", "disabled veteran
+        // businesses"), as does one after "owned by"; "requesters by age who opened tickets" is
+        // about the requesters' age.
         let attached = |at: usize, len: usize| {
             let after = at + len;
             let followed = words
@@ -616,7 +625,9 @@ impl Screen {
                 .enumerate()
                 .skip(after)
                 .take(ATTACHED_WITHIN)
-                .take_while(|(position, _)| !people[*position])
+                .take_while(|(position, word)| {
+                    !people[*position] && !matches!(**word, "who" | "whom" | "whose")
+                })
                 .any(|(_, word)| firm(word));
             followed || (at >= 2 && words[at - 2] == "owned" && words[at - 1] == "by")
         };
@@ -939,6 +950,8 @@ columns = [{ name = "name", type = "text" }, { name = "spent", type = "decimal" 
         // Their protected attributes are refused, as anyone's ...
         assert!(check("Which customers are over 65?").is_some());
         assert!(check("List our customers by religion").is_some());
+        // A relative clause after the attribute is about the people, not the column it names.
+        assert!(check("List customers by age who spent the most").is_some());
         // ... but ranking them by what they buy is the plane's business.
         assert_eq!(check("Top 10 customers by spend"), None);
         // Without the declaration "customers" is a word of the registry's intents: a firm.
@@ -947,6 +960,17 @@ columns = [{ name = "name", type = "text" }, { name = "spent", type = "decimal" 
                 .unwrap();
         let question = "Which customers are over 65?";
         assert_eq!(Screen::new(&plain).check(question, &planner_extract::extract(question)), None);
+        // A column named by a protected word does not make the word a firm's.
+        let aged = Registry::from_toml(
+            &text.replace(
+                r#"{ name = "spent", type = "decimal" }"#,
+                r#"{ name = "age_days", type = "int" }"#,
+            ),
+            "shop.toml",
+        )
+        .unwrap();
+        let question = "List customers by age";
+        assert!(Screen::new(&aged).check(question, &planner_extract::extract(question)).is_some());
     }
 
     #[test]
