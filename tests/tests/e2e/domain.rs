@@ -159,8 +159,8 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("retail", "first-sight-2.jsonl", 0.77, 0.88, 0.97, 1.0),
         ("retail", "dev-seen.jsonl", 0.89, 0.93, 1.0, 1.0),
         ("retail", "dev.jsonl", 0.88, 0.91, 1.0, 1.0),
-        ("helpdesk", "first-sight.jsonl", 0.86, 0.90, 0.98, 0.75),
-        ("helpdesk", "dev.jsonl", 0.87, 0.92, 1.0, 0.5),
+        ("helpdesk", "first-sight.jsonl", 0.86, 0.91, 0.98, 1.0),
+        ("helpdesk", "dev.jsonl", 0.87, 0.95, 1.0, 1.0),
     ] {
         let corpus = format!("{name}/{file}");
         let scores = eval(name, file);
@@ -191,7 +191,9 @@ fn plan(name: &str, question: &str) -> (String, Vec<String>) {
 /// the one intent that requires a distinctive kind given and takes every value (but not when it
 /// says a word the registry does not); a value of a kind only a few intents take anchors a pick
 /// with no decisive term; a time word is heard where an intent lists it ("each month"), not
-/// inside the window ("the past month"); a short word the registry knows is never corrected.
+/// inside the window ("the past month"); a short word the registry knows is never corrected;
+/// and the screen refuses a people noun's protected attribute even when a column is named by it
+/// (`age_days`).
 #[test]
 fn the_proposer_reads_other_domains_by_their_registry_alone() {
     for (name, question, route, intents) in [
@@ -232,6 +234,7 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["requester_tickets"],
         ),
+        ("helpdesk", "List requesters by age who opened P1 tickets", "refused", &[]),
     ] {
         let (got_route, got_intents) = plan(name, question);
         let got_intents: Vec<&str> = got_intents.iter().map(String::as_str).collect();
