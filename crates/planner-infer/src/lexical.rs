@@ -21,7 +21,9 @@
 //! gives, gets every param it requires and takes every value given. Time words inside a time
 //! value ("the past month") are not heard: they say the window.
 //! A name word that names one of the intent's own param kinds ("region" of `sales_by_region`)
-//! counts as mentioned when the question gives a value of that kind.
+//! counts as mentioned when the question gives a value of that kind, and a decisive term that
+//! only this intent names or lists ("daily" of `recent_sales_trend`) mentions at least half its
+//! name.
 //!
 //! A word the normaliser does not know is corrected to the closest vocabulary stem (the
 //! thesaurus and this index's terms) within a small edit distance, deterministically, so
@@ -69,6 +71,8 @@ const OPTIONAL_BONUS: f32 = 0.05;
 const ANSWERED_SHARE: f32 = 0.5;
 /// How much of the score rides on the share of the intent's own name the question mentions.
 const COVERAGE_SHARE: f32 = 0.6;
+/// The least name share of an intent the question names by a term no other intent has.
+const OWN_TERM_COVERAGE: f32 = 0.5;
 /// Terms that may add to a gain but never decide a pick: the nouns of the params themselves
 /// (they say what the question is about, not what it asks) and counting words.
 const GENERIC_TERMS: &[&str] =
@@ -83,6 +87,8 @@ pub struct LexicalProposer {
     intents: Vec<Indexed>,
     /// Per term column: whether it may decide a pick (not generic, and distinctive).
     decisive: Vec<bool>,
+    /// Per term column: whether exactly one intent has it in its name or keywords.
+    unique: Vec<bool>,
     /// Per term column: its highest weight in any intent.
     importance: Vec<f32>,
     /// Kinds that at most [`DISTINCTIVE_DF`] intents require: a value of one in the question
@@ -230,6 +236,7 @@ impl LexicalProposer {
             decisive[column] = !GENERIC_TERMS.contains(term)
                 && (1..=DISTINCTIVE_DF).contains(&strong_frequency[column]);
         }
+        let unique: Vec<bool> = strong_frequency.iter().map(|&df| df == 1).collect();
         let count = fields.len() as f32;
         let idf_of = |df: usize| {
             let df = df.max(1) as f32;
@@ -341,6 +348,7 @@ impl LexicalProposer {
             importance,
             distinctive_kinds,
             rare_optional,
+            unique,
         }
     }
 
@@ -658,6 +666,11 @@ impl LexicalProposer {
                 .map(|(_, weight)| weight)
                 .sum();
             let coverage = if total > 0.0 { named / total } else { 1.0 };
+            // A term only this intent names or lists says it as a part of its name would.
+            let own = columns.iter().any(|&column| {
+                self.unique[column] && self.decisive[column] && intent.strong[column]
+            });
+            let coverage = if own { coverage.max(OWN_TERM_COVERAGE) } else { coverage };
             let score = gain
                 * factor
                 * (1.0 - COVERAGE_SHARE + COVERAGE_SHARE * coverage)
