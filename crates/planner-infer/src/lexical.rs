@@ -16,7 +16,8 @@
 //! question is distinctive and nothing qualifies, an intent may still be picked from a weaker
 //! gain if the question gives a param kind at most three intents require, or one no intent
 //! requires and at most three take (the value says what the question is about); likewise for an
-//! ask with no distinctive term beside asks that pick. A question of values alone ("platinum
+//! ask with no distinctive term beside asks that pick, and for an ask whose decisive term picks
+//! nothing when nothing picks and the question says no word the registry does not know. A question of values alone ("platinum
 //! members in the Southwest") is about the one intent that requires a distinctive kind it
 //! gives, gets every param it requires and takes every value given. Time words inside a time
 //! value ("the past month") are not heard: they say the window.
@@ -384,11 +385,14 @@ impl LexicalProposer {
         // (which the clarification reads instead).
         let picked = !asks.is_empty();
         let decisive = segments.iter().any(|s| s.columns.iter().any(|&c| self.decisive[c]));
-        if picked || !decisive {
+        if picked || !decisive || segments.iter().all(|segment| !segment.unknown) {
             for (position, segment) in segments.iter().enumerate() {
+                // A decisive ask that picks nothing, when nothing else picks, may fall back too
+                // if it says no word the registry does not know ("How is CF-1002 selling").
+                let decisive_ask = segment.columns.iter().any(|&c| self.decisive[c]);
                 if asks.iter().any(|ask| ask.3 == position)
                     || (picked && segment.context)
-                    || segment.columns.iter().any(|&c| self.decisive[c])
+                    || (decisive_ask && (picked || segment.unknown))
                 {
                     continue;
                 }
