@@ -434,6 +434,13 @@ impl LexicalProposer {
                 available.contains(kind)
                     || chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
             });
+            // A pick whose required param only a provider gives was scored down for that
+            // provider; not when the provider is chosen.
+            let score = if supplied && self.needs_provider(index, available) {
+                score / PROVIDER_FACTOR
+            } else {
+                score
+            };
             if chosen.contains(&index) || chosen.is_empty() || (score >= NEXT_SCORE && supplied) {
                 heard.extend(
                     segments.get(position).into_iter().flat_map(|s| s.columns.iter().copied()),
@@ -685,6 +692,12 @@ impl LexicalProposer {
             }
         }
         best.or(anchored_best)
+    }
+
+    /// Whether a required param of the intent is not available (so its factor counted a
+    /// provider).
+    fn needs_provider(&self, index: usize, available: &BTreeSet<ParamKind>) -> bool {
+        self.intents[index].required.iter().any(|kind| !available.contains(kind))
     }
 
     /// Every intent's param factor, and whether it lacks a param nothing can provide.
