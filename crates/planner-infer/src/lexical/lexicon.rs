@@ -73,6 +73,7 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("dominant", &["top"]),
     ("leading", &["top"]),
     ("leader", &["top"]),
+    ("the most", &["top"]),
     ("biggest", &["top"]),
     ("largest", &["top"]),
     ("top", &["top"]),
@@ -1080,6 +1081,11 @@ mod tests {
             ["top customers"],
         );
         assert_eq!(shop.terms("biggest customers", &[], &[]), ["top", "customer"]);
+        // A superlative says "top" in any registry that speaks of it.
+        assert_eq!(
+            shop.terms("customers who spent the most", &[], &[]),
+            ["customer", "spend", "top"]
+        );
         let capture = Lexicon::for_registry(["Awards of one agency", "top vendors"], ["top"]);
         assert_eq!(capture.terms("biggest customers", &[], &[]), ["top", "agency"]);
         // Connectives split whatever the registry says.
