@@ -384,6 +384,8 @@ impl LexicalProposer {
         // modifiers aside), or when nothing picks and no term of the question is a decisive one
         // (which the clarification reads instead).
         let picked = !asks.is_empty();
+        // The asks beside picks decided so: what their value says stands without the score.
+        let mut anchored_asks: Vec<usize> = Vec::new();
         let decisive = segments.iter().any(|s| s.columns.iter().any(|&c| self.decisive[c]));
         if picked || !decisive || segments.iter().all(|segment| !segment.unknown) {
             for (position, segment) in segments.iter().enumerate() {
@@ -399,13 +401,15 @@ impl LexicalProposer {
                 if let Some((index, score)) = self.best(&segment.columns, available, &factors, true)
                 {
                     asks.push((index, score, segment.context, position));
+                    if picked {
+                        anchored_asks.push(position);
+                    }
                 }
             }
         }
         // A question of values alone ("platinum members in the Southwest", no other word the
-        // registry knows or not): the one intent that
-        // requires a distinctive kind the question gives, gets every param it requires and
-        // takes every value given is what it asks for.
+        // registry knows or not): the one intent that requires a distinctive kind the question
+        // gives, gets every param it requires and takes every value given is what it asks for.
         if segments.is_empty() && !unknown {
             let mut anchored = self.intents.iter().enumerate().filter(|(_, intent)| {
                 intent.required.iter().all(|kind| available.contains(kind))
@@ -441,7 +445,8 @@ impl LexicalProposer {
             } else {
                 score
             };
-            if chosen.contains(&index) || chosen.is_empty() || (score >= NEXT_SCORE && supplied) {
+            let stands = score >= NEXT_SCORE || anchored_asks.contains(&position);
+            if chosen.contains(&index) || chosen.is_empty() || (stands && supplied) {
                 heard.extend(
                     segments.get(position).into_iter().flat_map(|s| s.columns.iter().copied()),
                 );
