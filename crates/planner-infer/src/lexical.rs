@@ -35,7 +35,7 @@ mod lexicon;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use planner_registry::{KindType, ParamKind};
+use planner_registry::ParamKind;
 
 use crate::{BoxFuture, Catalog, ParamSpan, Proposals, ProposeRequest, Proposer, Result};
 use lexicon::Lexicon;
@@ -88,7 +88,8 @@ pub struct LexicalProposer {
     intents: Vec<Indexed>,
     /// Per term column: whether it may decide a pick (not generic, and distinctive).
     decisive: Vec<bool>,
-    /// Per term column: whether exactly one intent has it in its name or keywords.
+    /// Per term column: whether it is decisive and exactly one intent has it in its name or
+    /// keywords.
     unique: Vec<bool>,
     /// Per term column: its highest weight in any intent.
     importance: Vec<f32>,
@@ -237,7 +238,11 @@ impl LexicalProposer {
             decisive[column] = !GENERIC_TERMS.contains(term)
                 && (1..=DISTINCTIVE_DF).contains(&strong_frequency[column]);
         }
-        let unique: Vec<bool> = strong_frequency.iter().map(|&df| df == 1).collect();
+        let unique: Vec<bool> = decisive
+            .iter()
+            .zip(&strong_frequency)
+            .map(|(&decisive, &df)| decisive && df == 1)
+            .collect();
         let count = fields.len() as f32;
         let idf_of = |df: usize| {
             let df = df.max(1) as f32;
@@ -323,9 +328,9 @@ impl LexicalProposer {
             }
         }
         let distinctive_kinds = requiring
-            .into_iter()
-            .filter(|(_, count)| (1..=DISTINCTIVE_DF).contains(count))
-            .map(|(kind, _)| kind)
+            .iter()
+            .filter(|(_, count)| (1..=DISTINCTIVE_DF).contains(*count))
+            .map(|(&kind, _)| kind)
             .collect();
         let mut taking: BTreeMap<ParamKind, usize> = BTreeMap::new();
         for intent in &intents {
@@ -336,8 +341,7 @@ impl LexicalProposer {
         let rare_optional = taking
             .into_iter()
             .filter(|&(kind, count)| {
-                (1..=DISTINCTIVE_DF).contains(&count)
-                    && intents.iter().all(|intent| !intent.required.contains(&kind))
+                (1..=DISTINCTIVE_DF).contains(&count) && !requiring.contains_key(&kind)
             })
             .map(|(kind, _)| kind)
             .collect();
@@ -595,7 +599,7 @@ impl LexicalProposer {
                 _ => match self.terms.get(term.as_ref()) {
                     Some(&column) => {
                         if !current.columns.contains(&column)
-                            && (!lexicon::is_time_word(&term) || !in_time(at))
+                            && (!in_time(at) || !lexicon::is_time_word(&term))
                         {
                             current.columns.push(column);
                         }
@@ -683,9 +687,7 @@ impl LexicalProposer {
                 .sum();
             let coverage = if total > 0.0 { named / total } else { 1.0 };
             // A term only this intent names or lists says it as a part of its name would.
-            let own = columns.iter().any(|&column| {
-                self.unique[column] && self.decisive[column] && intent.strong[column]
-            });
+            let own = columns.iter().any(|&column| self.unique[column] && intent.strong[column]);
             let coverage = if own { coverage.max(OWN_TERM_COVERAGE) } else { coverage };
             let score = gain
                 * factor
@@ -794,20 +796,9 @@ impl Masks {
         };
         Masks {
             masked: ranges(&|span| span.kind.is_anchor()),
-            times: ranges(&|span| is_time(span.kind)),
+            times: ranges(&|span| span.kind.is_time()),
             protected: ranges(&|_| true),
         }
-    }
-}
-
-/// Whether values of `kind` are times: durations, dates and date ranges.
-fn is_time(kind: ParamKind) -> bool {
-    match kind {
-        ParamKind::Months => true,
-        ParamKind::Declared(kind) => {
-            matches!(kind.ty(), KindType::Duration | KindType::Date | KindType::DateRange)
-        }
-        _ => false,
     }
 }
 

@@ -221,6 +221,18 @@ impl ParamKind {
             ),
         }
     }
+
+    /// Whether values of the kind are times: durations (the months window too), dates and date
+    /// ranges.
+    pub const fn is_time(self) -> bool {
+        match self {
+            ParamKind::Months => true,
+            ParamKind::Declared(kind) => {
+                matches!(kind.ty, KindType::Duration | KindType::Date | KindType::DateRange)
+            }
+            _ => false,
+        }
+    }
 }
 
 impl fmt::Display for ParamKind {
