@@ -193,6 +193,10 @@ struct RawReport {
     sets: PhaseReport,
     statements: u64,
     statements_per_second: f64,
+    /// This process's CPU time per statement set, in microseconds: the client side of the very
+    /// statements an answer runs (the guarded path's lease, transaction, encoding, decoding and
+    /// suppression, or the bare driver's).
+    cpu_us_per_set: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -268,6 +272,11 @@ struct EngineReport {
     /// PostgreSQL's own work (planning, graph, driver, narration, gate, audit; the load loop's
     /// bookkeeping too). Read from /proc/self/stat in 10 ms steps.
     cpu_us_per_answer: Option<f64>,
+    /// `cpu_us_per_answer` less the raw phase's CPU per statement set of the same run: what an
+    /// answer costs this process outside its statements (with the guarded raw path, whose
+    /// client work per statement is the answer's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_us_outside_sql: Option<f64>,
     /// Round trips on the engine's sockets per answer (statements and audit group commits).
     round_trips_per_answer: f64,
     /// Audit rows per group commit.
@@ -526,7 +535,7 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
         &load::phase_bar(shown, "answers", stop),
     )
     .await;
-    let engine_report = match (&setup.engine, stats_before) {
+    let mut engine_report = match (&setup.engine, stats_before) {
         (Some(engine), Some(before)) => {
             let after = engine.database_stats();
             let count = (answers.units as f64).max(1.0);
@@ -534,6 +543,7 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
             let commits = after.audit_commits - before.audit_commits;
             Some(EngineReport {
                 cpu_us_per_answer: cpu.map(|(a, b)| round1((b - a) * 1e6 / count)),
+                cpu_us_outside_sql: None,
                 round_trips_per_answer: round3(
                     (after.primary_round_trips - before.primary_round_trips) as f64 / count,
                 ),
@@ -583,10 +593,22 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
                 run_phase(unit, &statement_counts, concurrency, warmup, None, None, &bar).await;
             }
             let bar = load::phase_bar(shown, "raw SQL", stop);
-            Some(run_phase(unit, &statement_counts, concurrency, stop, None, None, &bar).await)
+            let cpu_before = planner_server::process_cpu_seconds();
+            let raw = run_phase(unit, &statement_counts, concurrency, stop, None, None, &bar).await;
+            let cpu = cpu_before.zip(planner_server::process_cpu_seconds());
+            let sets = (raw.units as f64).max(1.0);
+            Some((raw, cpu.map(|(a, b)| round1((b - a) * 1e6 / sets))))
         }
         None => None,
     };
+    let raw_cpu = raw.as_ref().and_then(|(_, cpu)| *cpu);
+    let raw = raw.map(|(raw, _)| raw);
+    if let Some(engine) = engine_report.as_mut()
+        && setup.raw_path == RawPath::Guarded
+    {
+        engine.cpu_us_outside_sql =
+            engine.cpu_us_per_answer.zip(raw_cpu).map(|(answer, set)| round1(answer - set));
+    }
     let after = load::load_average();
     let answers_report = PhaseReport::of(&answers);
     let raw_report = raw.as_ref().map(|raw| {
@@ -594,6 +616,7 @@ async fn measure(setup: &Setup, args: &BenchArgs, concurrency: usize, stop: Stop
         RawReport {
             path: setup.raw_path.as_str(),
             statements: raw.statements,
+            cpu_us_per_set: raw_cpu,
             statements_per_second: round1(
                 raw.statements as f64 / raw.elapsed.as_secs_f64().max(1e-9),
             ),
@@ -901,7 +924,11 @@ fn to_text(report: &Report, per_question: bool) -> String {
         let _ = writeln!(out, "ratio answers/s ÷ raw sets/s: {ratio:.3}");
     }
     if let Some(engine) = &report.engine {
-        let cpu = engine.cpu_us_per_answer.map_or("unknown".to_owned(), |it| format!("{it:.1} µs"));
+        let mut cpu =
+            engine.cpu_us_per_answer.map_or("unknown".to_owned(), |it| format!("{it:.1} µs"));
+        if let Some(outside) = engine.cpu_us_outside_sql {
+            let _ = write!(cpu, " ({outside:.1} µs outside its statements)");
+        }
         let commit =
             engine.audit_rows_per_commit.map_or("none".to_owned(), |it| format!("{it:.2}"));
         let _ = writeln!(

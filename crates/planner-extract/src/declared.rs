@@ -657,7 +657,9 @@ impl Declared {
                     phrase_starts(phrases).into_iter().for_each(mark);
                 }
                 How::Integer { cues } => {
-                    cues.iter().filter_map(|c| c.last()).for_each(|&id| mark(id))
+                    cues.iter().filter_map(|c| c.last()).for_each(|&id| mark(id));
+                    // A number may also come before its cue or a superlative ("5 biggest").
+                    out.timed.push(m);
                 }
                 How::Code { shape, .. } => out.shaped.push((m, head_len(shape))),
                 How::Uuid => out.shaped.push((m, Some(8))),
@@ -781,13 +783,19 @@ impl Declared {
                 }
             }
             How::Integer { cues } => {
-                // Asked at the cue's last word; the number is the next word.
+                // Asked at the cue's last word, the number being the next word ("top 5"); and
+                // at a number, before a cue or a superlative ("the 5 best", "10 biggest").
                 let n = i + 1;
                 if n < words.len()
                     && cue_ending_at(words, n, cues)
                     && let Some(value) = number(words.lower(n))
                 {
                     push(n, n + 1, Pending::Int(value));
+                }
+                if number_before_cue(words, i, cues)
+                    && let Some(value) = number(words.lower(i))
+                {
+                    push(i, n, Pending::Int(value));
                 }
             }
             How::QuotedText { .. } => {}
@@ -1106,6 +1114,25 @@ fn uuid_at(words: &Words<'_>, i: usize) -> Option<usize> {
 }
 
 /// A count written in digits or in words.
+/// Whether word `i`, a word of its own (not the tail of a code such as "CF-1001"), comes right
+/// before a cue of `cues` or a superlative ("5 best", "10 biggest").
+fn number_before_cue(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
+    !(i > 0 && words.gap_before(i).ends_with(['-', '/']))
+        && words.phrase(i, i + 2)
+        && (cue_ending(words, i + 1, cues).is_some() || superlative(words.lower(i + 1)))
+}
+
+/// "biggest", "highest", "busiest": an English superlative of a word of three letters or more.
+fn superlative(word: &str) -> bool {
+    word.len() >= 6
+        && word.ends_with("est")
+        && !matches!(
+            word,
+            "request" | "interest" | "suggest" | "contest" | "protest" | "harvest" | "digest"
+                | "modest" | "honest" | "forest" | "arrest" | "invest" | "manifest" | "earnest"
+        )
+}
+
 fn number(word: &str) -> Option<i64> {
     if !word.is_empty() && word.len() <= 9 && word.bytes().all(|b| b.is_ascii_digit()) {
         return word.parse().ok();
@@ -1412,9 +1439,42 @@ fn period_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period
         if let Some(q) = quarter_of(words.lower(i + 1)) {
             return Some((i + 2, quarter(calendar_year(year), q), true));
         }
-        return Some((i + 1, calendar_year(year), false));
+        // A bare year stands on its own when punctuation sets it apart ("Southwest, 2024:
+        // revenue"); before a word it may be a count ("top 2024 sellers").
+        return Some((i + 1, calendar_year(year), set_apart(words, i)));
     }
     None
+}
+
+/// Whether word `i` is the question's first or last, or punctuation parts it from a
+/// neighbour.
+fn set_apart(words: &Words<'_>, i: usize) -> bool {
+    let parts = |gap: &str| gap.contains([',', ':', ';', '?', '!', '(', ')']);
+    // A word hyphenated or slashed to the one before is part of it ("TE-2005").
+    if i > 0 && words.gap_before(i).ends_with(['-', '/']) {
+        return false;
+    }
+    i == 0 || i + 1 >= words.len() || parts(words.gap_before(i)) || parts(words.gap_before(i + 1))
+}
+
+/// A run of months of which only the last names its year ("April and June 2024", "June to
+/// August 2024") at word `i`, with `joins` the words that may stand between the two months:
+/// `(one past its last word, [start, end))`. A first month after the last one is in the year
+/// before ("November to February 2025").
+fn month_run_at(words: &Words<'_>, i: usize, joins: &[&str]) -> Option<(usize, Bounds)> {
+    let first = month_of(words.lower(i))?;
+    let next = if joins.contains(&words.lower(i + 1)) {
+        i + 2
+    } else if words.gap_before(i + 1).trim() == "-" {
+        i + 1
+    } else {
+        return None;
+    };
+    let last = month_of(words.lower(next))?;
+    let year = year_of(words.lower(next + 1))?;
+    let start_year = if first <= last { year } else { year - 1 };
+    let end = Day::first(year, last).plus_months(1);
+    Some((next + 2, (Some(Day::first(start_year, first)), Some(end))))
 }
 
 /// A date range's `[start, end)`, `None` for an open end.
@@ -1425,6 +1485,11 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
     let head = words.lower(i);
     match head {
         "between" | "from" => {
+            let joins: &[&str] =
+                if head == "between" { &["and"] } else { &["to", "through", "thru", "until", "till"] };
+            if let Some(run) = month_run_at(words, i + 1, joins) {
+                return Some(run);
+            }
             if let Some((mid, first, _)) = period_at(words, i + 1, fy_start) {
                 if matches!(words.lower(mid), "and" | "to" | "through" | "until" | "till" | "thru")
                     && let Some((end, last, _)) = period_at(words, mid + 1, fy_start)
@@ -1463,6 +1528,9 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
             Some((end, (Some(p.start), Some(p.end))))
         }
         _ => {
+            if let Some(run) = month_run_at(words, i, &["to", "through", "thru"]) {
+                return Some(run);
+            }
             let (mid, first, alone) = period_at(words, i, fy_start)?;
             if matches!(words.lower(mid), "to" | "through" | "thru")
                 || (words.gap_before(mid).trim() == "-" && alone)

@@ -8,7 +8,7 @@ use planner_registry::Value;
 use super::{
     Candidate, Declared, How, NO_WORD, Pending, Period, TIME, Word, Words, closes, code_at,
     compared, cue_ending, cue_ending_at, day_at, duration_at, list_start, list_values, number,
-    range_at, slashed_capitals, uuid_at,
+    range_at, slashed_capitals, superlative, uuid_at,
 };
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
 
@@ -152,10 +152,17 @@ pub(super) fn extract(
                 }
             }
             How::Integer { cues } => {
-                for i in 1..words.len() {
-                    if cue_ending_at(&words, i, cues)
-                        && let Some(n) = number(words.lower(i))
-                    {
+                for i in 0..words.len() {
+                    let Some(n) = number(words.lower(i)) else { continue };
+                    // After its cue ("top 5"), or before it or a superlative ("5 biggest").
+                    let after_cue = i >= 1 && cue_ending_at(&words, i, cues);
+                    let hyphened = i >= 1 && words.gap_before(i).ends_with(['-', '/']);
+                    let before_cue = !hyphened
+                        && i + 1 < words.len()
+                        && words.joined(i + 1)
+                        && (cue_ending(&words, i + 1, cues).is_some()
+                            || superlative(words.lower(i + 1)));
+                    if after_cue || before_cue {
                         push(i, i + 1, Value::Int(n), None);
                     }
                 }

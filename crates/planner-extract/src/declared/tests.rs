@@ -216,11 +216,19 @@ fn date_ranges() {
         ("during 2025-03-14", range("2025-03-14", "2025-03-15")),
         ("during 2024-02-29", range("2024-02-29", "2024-03-01")),
         ("from March 2025 on", range("2025-03-01", "infinity")),
+        ("between April and June 2024", range("2024-04-01", "2024-07-01")),
+        ("from June to August 2024", range("2024-06-01", "2024-09-01")),
+        ("sales June through Aug 2024", range("2024-06-01", "2024-09-01")),
+        ("from November to February 2025", range("2024-11-01", "2025-03-01")),
+        ("Southwest, 2024: monthly revenue", range("2024-01-01", "2025-01-01")),
+        ("how did it sell in 2024?", range("2024-01-01", "2025-01-01")),
+        ("monthly revenue 2024", range("2024-01-01", "2025-01-01")),
     ];
     for (question, expected) in cases {
         assert_eq!(value(&r, &x.extract(question), "period"), Some(expected), "{question}");
     }
     assert_eq!(value(&r, &x.extract("top 2024 sellers"), "period"), None);
+    assert_eq!(value(&r, &x.extract("stock of item XY-2005?"), "period"), None);
     assert_eq!(value(&r, &x.extract("during 2025-02-30"), "period"), None);
     // A day alone is the `date` kind's: it is listed before the range type.
     assert_eq!(value(&r, &x.extract("on 2025-03-14"), "day"), Some(text("2025-03-14")));
@@ -235,6 +243,11 @@ fn durations_integers_dates_uuids_and_quotes() {
     assert_eq!(value(&r, &x.extract("top 5 products"), "top_n"), Some(Value::Int(5)));
     assert_eq!(value(&r, &x.extract("top five products"), "top_n"), Some(Value::Int(5)));
     assert_eq!(value(&r, &x.extract("5 products"), "top_n"), None);
+    // A number before its cue or a superlative.
+    assert_eq!(value(&r, &x.extract("our 5 biggest customers"), "top_n"), Some(Value::Int(5)));
+    assert_eq!(value(&r, &x.extract("the ten largest orders"), "top_n"), Some(Value::Int(10)));
+    assert_eq!(value(&r, &x.extract("5 interest rates"), "top_n"), None);
+    assert_eq!(value(&r, &x.extract("5, biggest first"), "top_n"), None);
     assert_eq!(value(&r, &x.extract("orders on March 14, 2025"), "day"), Some(text("2025-03-14")));
     let id = "0B6F1C2E-58A4-4C1E-9D43-2F6C8E1A7B90";
     assert_eq!(
