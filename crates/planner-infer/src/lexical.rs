@@ -575,6 +575,9 @@ impl LexicalProposer {
         let mut segments = vec![Segment { end: question.len(), ..Segment::default() }];
         let mut opened = false;
         let in_time = |at: usize| masks.times.iter().any(|&(start, end)| at >= start && at < end);
+        // A word inside a value the extractors read is that value, known or not.
+        let in_value =
+            |at: usize| masks.protected.iter().any(|&(start, end)| at >= start && at < end);
         self.lexicon.terms_at(question, &masks.masked, &masks.protected, |term, at| {
             let Some(current) = segments.last_mut() else { return };
             if !opened {
@@ -604,7 +607,7 @@ impl LexicalProposer {
                             current.columns.push(column);
                         }
                     }
-                    None => current.unknown = true,
+                    None => current.unknown |= !in_value(at),
                 },
             }
         });
