@@ -238,6 +238,20 @@ impl LexicalProposer {
             decisive[column] = !GENERIC_TERMS.contains(term)
                 && (1..=DISTINCTIVE_DF).contains(&strong_frequency[column]);
         }
+        // A keyword said whole is heard only where its other words are names' or keywords' of
+        // many intents ("new tickets": "ticket" is nearly every intent's), never where they
+        // would say something alone ("who won", "how many partners").
+        let mut unheard = vec![false; terms.len()];
+        for (column, term) in columns.iter().enumerate() {
+            if let Some(mut content) = lexicon::keyword_content(term)
+                && !content.all(|stem| {
+                    terms.get(stem).is_some_and(|&c| strong_frequency[c] > DISTINCTIVE_DF)
+                })
+            {
+                decisive[column] = false;
+                unheard[column] = true;
+            }
+        }
         let unique: Vec<bool> = decisive
             .iter()
             .zip(&strong_frequency)
@@ -264,6 +278,9 @@ impl LexicalProposer {
                 let mut name_columns = BTreeSet::new();
                 for (term, field) in entries {
                     let column = terms[term];
+                    if unheard[column] {
+                        continue;
+                    }
                     let idf = idf_of(document_frequency[column]);
                     let field_weight = match field {
                         Field::Name => NAME_WEIGHT,

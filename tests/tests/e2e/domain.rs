@@ -265,6 +265,13 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["product_sales"],
         ),
+        // A keyword said whole whose stop word, dropped, would leave a word every intent has.
+        (
+            "helpdesk",
+            "How many new tickets came in during Q3 2025?",
+            "single",
+            &["ticket_volume"],
+        ),
         // A courtesy is no word the registry lacks either.
         ("retail", "list our platinum members pls", "single", &["tier_customers"]),
     ] {

@@ -608,13 +608,37 @@ pub(crate) struct Lexicon {
     /// The stems a misspelt word may be corrected to, by first letter, each list sorted. Only
     /// looked up, never iterated as a map.
     vocabulary: HashMap<char, Vec<String>>,
+    /// First stem of a registry keyword of several words, one of them a stop word ("new
+    /// tickets", "how many left") → the keywords' stems. Said whole, such a keyword is also
+    /// heard as one term of its own ([`keyword_term`]): its stop word, dropped, would leave a
+    /// word every intent shares. Only looked up, never iterated.
+    keywords: HashMap<String, Vec<Vec<String>>>,
+}
+
+/// The words other than stop words of a term a keyword said whole is heard as, `None` for
+/// any other term.
+pub(crate) fn keyword_content(term: &str) -> Option<impl Iterator<Item = &str>> {
+    let stems = term.strip_prefix("kw:")?;
+    Some(stems.split(' ').filter(|stem| !STOP_WORDS.contains(stem)))
+}
+
+/// The term a registry keyword of several words said whole is heard as.
+fn keyword_term(stems: &[String]) -> String {
+    let mut term = String::from("kw:");
+    for (n, stem) in stems.iter().enumerate() {
+        if n > 0 {
+            term.push(' ');
+        }
+        term.push_str(stem);
+    }
+    term
 }
 
 impl Lexicon {
     /// The whole thesaurus: every entry applies.
     #[cfg(test)]
     pub(crate) fn new() -> Lexicon {
-        Lexicon::with_entries(THESAURUS.iter(), &[])
+        Lexicon::with_entries(THESAURUS.iter(), &[], HashMap::new())
     }
 
     /// The lexicon for a registry whose own words (names, keywords, descriptions) are
@@ -645,6 +669,23 @@ impl Lexicon {
             spoken.binary_search_by(|it| it.as_str().cmp(concept)).is_ok()
                 || spoken.binary_search(&stem(concept)).is_ok()
         };
+        let own: Vec<&str> = own.into_iter().collect();
+        // A keyword of several words with a stop word among them, heard whole as a term.
+        let mut keywords: HashMap<String, Vec<Vec<String>>> = HashMap::new();
+        for text in &own {
+            let stems: Vec<String> = words(text).into_iter().map(|(word, _)| stem(&word)).collect();
+            let stop = |stem: &String| STOP_WORDS.contains(&stem.as_str());
+            if stems.len() >= 2
+                && stems.iter().any(stop)
+                && !stems.iter().all(stop)
+                && !stems.iter().any(|stem| stem == STOP)
+            {
+                let entries = keywords.entry(stems[0].clone()).or_default();
+                if !entries.contains(&stems) {
+                    entries.push(stems);
+                }
+            }
+        }
         // A keyword heard alone: one word once its stop words are left ("by month").
         let heard: Vec<String> = own
             .into_iter()
@@ -662,12 +703,13 @@ impl Lexicon {
                 || concepts.first() == Some(&SPLIT)
                 || concepts.iter().any(|c| says(c))
         });
-        Lexicon::with_entries(entries, &heard)
+        Lexicon::with_entries(entries, &heard, keywords)
     }
 
     fn with_entries<'a>(
         entries: impl Iterator<Item = &'a (&'static str, &'static [&'static str])>,
         heard: &[String],
+        keywords: HashMap<String, Vec<Vec<String>>>,
     ) -> Lexicon {
         let kept: Vec<&(&'static str, &'static [&'static str])> = entries.collect();
         let mut phrases: HashMap<String, Vec<Phrase>> = HashMap::new();
@@ -685,7 +727,7 @@ impl Lexicon {
         stop.extend(CONTEXT_WORDS.iter().filter(|word| !heard.iter().any(|it| it == *word)));
         stop.sort_unstable();
         stop.dedup();
-        let mut lexicon = Lexicon { phrases, stop, vocabulary: HashMap::new() };
+        let mut lexicon = Lexicon { phrases, stop, vocabulary: HashMap::new(), keywords };
         let stems: Vec<String> = kept
             .iter()
             .flat_map(|(surface, _)| words(surface))
@@ -820,6 +862,13 @@ impl Lexicon {
                 segment_start = true;
                 at += 1;
                 continue;
+            }
+            if let Some(keywords) = self.keywords.get(&stems[at]) {
+                for keyword in keywords {
+                    if stems[at..].starts_with(keyword) {
+                        emit(Cow::Owned(keyword_term(keyword)), positions[at]);
+                    }
+                }
             }
             if let Some(entries) = self.phrases.get(&stems[at]) {
                 for (phrase, concepts) in entries {
