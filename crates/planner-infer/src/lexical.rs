@@ -17,10 +17,14 @@
 //! gain if the question gives a param kind at most three intents require, or one no intent
 //! requires and at most three take (the value says what the question is about); likewise for an
 //! ask with no distinctive term beside asks that pick, and for an ask whose decisive term picks
-//! nothing when nothing picks and the question says no word the registry does not know. A question of values alone ("platinum
+//! nothing when it says no word the registry does not know. A question of values alone ("platinum
 //! members in the Southwest") is about the one intent that requires a distinctive kind it
 //! gives, gets every param it requires and takes every value given. Time words inside a time
 //! value ("the past month") are not heard: they say the window.
+//! A registry keyword of several words with a stop word among them ("new tickets") is also
+//! heard whole, as a term of its own, where its other words are names' or keywords' of more
+//! than three intents (dropping "new" would leave "ticket", which nearly every intent has).
+//! A word inside a value the extractors read is that value, never a word the registry lacks.
 //! A name word that names one of the intent's own param kinds ("region" of `sales_by_region`)
 //! counts as mentioned when the question gives a value of that kind, and a decisive term that
 //! only this intent names or lists ("daily" of `recent_sales_trend`) mentions at least half its
@@ -410,12 +414,12 @@ impl LexicalProposer {
         let decisive = segments.iter().any(|s| s.columns.iter().any(|&c| self.decisive[c]));
         if picked || !decisive || segments.iter().all(|segment| !segment.unknown) {
             for (position, segment) in segments.iter().enumerate() {
-                // A decisive ask that picks nothing, when nothing else picks, may fall back too
+                // A decisive ask that picks nothing may fall back too, alone or beside picks,
                 // if it says no word the registry does not know ("How is CF-1002 selling").
                 let decisive_ask = segment.columns.iter().any(|&c| self.decisive[c]);
                 if asks.iter().any(|ask| ask.3 == position)
                     || (picked && segment.context)
-                    || (decisive_ask && (picked || segment.unknown))
+                    || (decisive_ask && segment.unknown)
                 {
                     continue;
                 }

@@ -272,6 +272,13 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["ticket_volume"],
         ),
+        // A decisive ask that picks nothing falls back to its value beside another pick too.
+        (
+            "retail",
+            "How did CF-1004 sell from June to August 2024? Also how much is left in stock.",
+            "plan",
+            &["product_sales", "stock_levels"],
+        ),
         // A courtesy is no word the registry lacks either.
         ("retail", "list our platinum members pls", "single", &["tier_customers"]),
     ] {
