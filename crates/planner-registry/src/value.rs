@@ -209,15 +209,21 @@ impl ParamKind {
         }
     }
 
-    /// Whether the kind names one thing the question is about (an agency, a code, an id, a
-    /// dictionary value, a quoted name), as opposed to a window, a count or a qualifier.
+    /// Whether the kind names what the question is about (an agency, a code, an id, a
+    /// dictionary value or a declared list of them, a quoted name), as opposed to a window, a
+    /// count or a qualifier: its words are the value, not the ask ("open vs resolved" says
+    /// which statuses, not that resolution times are wanted).
     pub const fn is_anchor(self) -> bool {
         match self {
             ParamKind::Agency | ParamKind::Naics | ParamKind::Uuid | ParamKind::Uei => true,
             ParamKind::Clearance | ParamKind::Compartments | ParamKind::Months => false,
             ParamKind::Declared(kind) => matches!(
                 kind.ty,
-                KindType::Dictionary | KindType::Code | KindType::Uuid | KindType::QuotedText
+                KindType::Dictionary
+                    | KindType::Code
+                    | KindType::Uuid
+                    | KindType::QuotedText
+                    | KindType::List
             ),
         }
     }

@@ -279,6 +279,13 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "plan",
             &["product_sales", "stock_levels"],
         ),
+        // The words of a declared list's values are the value, not an ask ("resolved").
+        (
+            "helpdesk",
+            "status breakdown per team: open vs on hold vs resolved",
+            "single",
+            &["status_counts"],
+        ),
         // A courtesy is no word the registry lacks either.
         ("retail", "list our platinum members pls", "single", &["tier_customers"]),
     ] {
