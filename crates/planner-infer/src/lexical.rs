@@ -481,6 +481,44 @@ impl LexicalProposer {
             }
         }
 
+        // A lone pick that needs no provider but takes none of the question's values of a
+        // distinctive required kind ("what is the status of request REQ-100233": a ticket
+        // number, and ticket counts by status picked) gives way to the intent requiring that
+        // kind the question's terms weigh most for, when every param it requires is given:
+        // the value says what the question is about (the one taking most of the question's
+        // values first: "what has gone wrong with printer PR-50011 since January" is about
+        // the printer's tickets over time, not the printer).
+        if let [only] = chosen[..]
+            && self.intents[only].required.iter().all(|kind| available.contains(kind))
+        {
+            let takes = |index: usize, kind: &ParamKind| {
+                let intent = &self.intents[index];
+                intent.required.contains(kind) || intent.optional.contains(kind)
+            };
+            let unused: Vec<&ParamKind> = available
+                .iter()
+                .filter(|kind| self.distinctive_kinds.contains(kind) && !takes(only, kind))
+                .collect();
+            let columns: Vec<usize> =
+                segments.iter().flat_map(|s| s.columns.iter().copied()).collect();
+            let mut instead: Option<(usize, usize, f32)> = None;
+            for (index, intent) in self.intents.iter().enumerate() {
+                if !unused.iter().any(|kind| intent.required.contains(kind))
+                    || !intent.required.iter().all(|kind| available.contains(kind))
+                {
+                    continue;
+                }
+                let values = available.iter().filter(|kind| takes(index, kind)).count();
+                let weight: f32 = columns.iter().map(|&column| intent.weights[column]).sum();
+                if instead.is_none_or(|(_, most, top)| (values, weight) > (most, top)) {
+                    instead = Some((index, values, weight));
+                }
+            }
+            if let Some((index, ..)) = instead {
+                chosen = vec![index];
+            }
+        }
+
         // Dependants, best first: each must be named by a decisive name term no chosen intent
         // has in its name or keywords.
         let all = heard;

@@ -286,6 +286,15 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["status_counts"],
         ),
+        // A lone pick that takes none of the question's distinctive values gives way to the
+        // intent requiring one, the one taking most of the values first.
+        ("helpdesk", "what is the status of request REQ-100233?", "single", &["ticket_detail"]),
+        (
+            "helpdesk",
+            "What has gone wrong with printer PR-50011 since January 2025?",
+            "single",
+            &["asset_tickets"],
+        ),
         // A courtesy is no word the registry lacks either.
         ("retail", "list our platinum members pls", "single", &["tier_customers"]),
     ] {
