@@ -952,7 +952,7 @@ fn compared(words: &Words<'_>, from: usize, to: usize) -> bool {
 }
 
 fn is_versus(word: &str) -> bool {
-    matches!(word, "vs" | "versus")
+    matches!(word, "vs" | "versus" | "compared")
 }
 
 /// Whether words `from..to`, holding `values` list values, are two values or more written in
@@ -987,6 +987,15 @@ fn list_values(
         }
         if joiner(words.lower(j)) {
             j += 1;
+        }
+        // "compared with the web shop", "compared to store".
+        if words.lower(j.saturating_sub(1)) == "compared"
+            && matches!(words.lower(j), "with" | "to" | "against")
+        {
+            j += 1;
+            if words.lower(j) == "the" {
+                j += 1;
+            }
         }
         i = j;
     }

@@ -181,6 +181,10 @@ fn lists_only_in_context() {
         list(&["online", "store"])
     );
     assert_eq!(
+        value(&r, &x.extract("wholesale compared with the web in 2024"), "channels"),
+        list(&["online", "wholesale"])
+    );
+    assert_eq!(
         value(&r, &x.extract("web vs. wholesale in 2024"), "channels"),
         list(&["online", "wholesale"])
     );
