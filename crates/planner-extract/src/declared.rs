@@ -1486,6 +1486,52 @@ fn month_run_at(words: &Words<'_>, i: usize, joins: &[&str]) -> Option<(usize, B
     Some((next + 2, (Some(Day::first(start_year, first)), Some(end))))
 }
 
+/// A period at word `i` that may be written with an article and a part of it: "the first half
+/// of 2025", "the third quarter of FY2024" (a half or quarter of a year), "the start of 2025" (its
+/// first day, as an empty period there) and "the end of 2025" (an empty period at its end); else
+/// [`period_at`]. Whether the period stands on its own, as [`period_at`] says.
+fn period_part_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period, bool)> {
+    if let Some(found) = period_at(words, i, fy_start) {
+        return Some(found);
+    }
+    let j = if words.lower(i) == "the" { i + 1 } else { i };
+    let (part, of) = match (words.lower(j), words.lower(j + 1)) {
+        ("start" | "beginning", "of") => (None, j + 2),
+        ("end", "of") => (Some((0, 0)), j + 2),
+        (ordinal, "half" | "quarter") if words.lower(j + 2) == "of" => {
+            let n = match ordinal {
+                "first" | "1st" => 1,
+                "second" | "2nd" => 2,
+                "third" | "3rd" => 3,
+                "fourth" | "4th" => 4,
+                "last" => 0,
+                _ => return None,
+            };
+            let months = if words.lower(j + 1) == "half" { 6 } else { 3 };
+            let n = if n == 0 { 12 / months } else { n };
+            if n * months > 12 {
+                return None;
+            }
+            (Some((n, months)), j + 3)
+        }
+        _ => return None,
+    };
+    let (end, whole, _) = period_at(words, of, fy_start)?;
+    let period = match part {
+        None => Period { start: whole.start, end: whole.start },
+        Some((0, _)) => Period { start: whole.end, end: whole.end },
+        Some((n, months)) => {
+            // Only a year is split into halves and quarters.
+            if whole.start.plus_months(12) != whole.end || whole.start.day != 1 {
+                return None;
+            }
+            let start = whole.start.plus_months(months * (n - 1));
+            Period { start, end: start.plus_months(months) }
+        }
+    };
+    Some((end, period, false))
+}
+
 /// A date range's `[start, end)`, `None` for an open end.
 type Bounds = (Option<Day>, Option<Day>);
 
@@ -1499,9 +1545,9 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
             if let Some(run) = month_run_at(words, i + 1, joins) {
                 return Some(run);
             }
-            if let Some((mid, first, _)) = period_at(words, i + 1, fy_start) {
+            if let Some((mid, first, _)) = period_part_at(words, i + 1, fy_start) {
                 if matches!(words.lower(mid), "and" | "to" | "through" | "until" | "till" | "thru")
-                    && let Some((end, last, _)) = period_at(words, mid + 1, fy_start)
+                    && let Some((end, last, _)) = period_part_at(words, mid + 1, fy_start)
                 {
                     return Some((end, (Some(first.start), Some(last.end))));
                 }
@@ -1517,24 +1563,25 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
             None
         }
         "since" | "starting" => {
-            let (end, p, _) = period_at(words, i + 1, fy_start)?;
+            let (end, p, _) = period_part_at(words, i + 1, fy_start)?;
             Some((end, (Some(p.start), None)))
         }
         "after" => {
-            let (end, p, _) = period_at(words, i + 1, fy_start)?;
+            let (end, p, _) = period_part_at(words, i + 1, fy_start)?;
             Some((end, (Some(p.end), None)))
         }
         "before" => {
-            let (end, p, _) = period_at(words, i + 1, fy_start)?;
+            let (end, p, _) = period_part_at(words, i + 1, fy_start)?;
             Some((end, (None, Some(p.start))))
         }
         "until" | "through" | "till" | "thru" => {
-            let (end, p, _) = period_at(words, i + 1, fy_start)?;
+            let (end, p, _) = period_part_at(words, i + 1, fy_start)?;
             Some((end, (None, Some(p.end))))
         }
         "in" | "during" | "for" | "of" | "throughout" => {
-            let (end, p, _) = period_at(words, i + 1, fy_start)?;
-            Some((end, (Some(p.start), Some(p.end))))
+            let (end, p, _) = period_part_at(words, i + 1, fy_start)?;
+            // "in the start of 2025" names a moment, not a range.
+            (p.start != p.end).then_some((end, (Some(p.start), Some(p.end))))
         }
         _ => {
             if let Some(run) = month_run_at(words, i, &["to", "through", "thru"]) {

@@ -225,6 +225,13 @@ fn date_ranges() {
         ("sales June through Aug 2024", range("2024-06-01", "2024-09-01")),
         ("from November to February 2025", range("2024-11-01", "2025-03-01")),
         ("Southwest, 2024: monthly revenue", range("2024-01-01", "2025-01-01")),
+        ("sales in the first half of 2025", range("2025-01-01", "2025-07-01")),
+        ("sales in the second half of FY2025", range("2024-08-01", "2025-02-01")),
+        ("sales during the third quarter of 2024", range("2024-07-01", "2024-10-01")),
+        ("sales in the last quarter of 2024", range("2024-10-01", "2025-01-01")),
+        ("orders since the start of 2025", range("2025-01-01", "infinity")),
+        ("orders until the end of March 2025", range("-infinity", "2025-04-01")),
+        ("from the beginning of 2024 to the end of Q1 2025", range("2024-01-01", "2025-04-01")),
         ("how did it sell in 2024?", range("2024-01-01", "2025-01-01")),
         ("monthly revenue 2024", range("2024-01-01", "2025-01-01")),
     ];
