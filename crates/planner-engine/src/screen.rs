@@ -618,7 +618,23 @@ impl Screen {
         // between, describes the firm ("women-owned", "veteran set-asides", "disabled veteran
         // businesses"), as does one after "owned by"; "requesters by age who opened tickets" is
         // about the requesters' age.
+        // A protected word that a person has ("staff members with a disability", "employees
+        // who are veterans") is that person's, whatever follows it.
+        let had = |at: usize| {
+            let linking = |word: &str| {
+                matches!(word, "with" | "who" | "that" | "having" | "are" | "have" | "has")
+                    || matches!(word, "a" | "an" | "is")
+            };
+            (2..=3).any(|back| {
+                at >= back
+                    && people[at - back]
+                    && (at - back + 1..at).all(|position| linking(words[position]))
+            })
+        };
         let attached = |at: usize, len: usize| {
+            if had(at) {
+                return false;
+            }
             let after = at + len;
             let followed = words
                 .iter()
@@ -808,6 +824,9 @@ mod tests {
             "how many candidates with a disability hold a secret clearance",
             "list candidates by religion",
             "How many of our cleared staff are US citizens by birth?",
+            // What a person has is theirs, even with a firm word after it.
+            "Which staff with a disability worked on the most Army contracts?",
+            "Which candidates who are veterans hold awards with the Navy?",
         ] {
             assert_eq!(check(question), Some("protected_attribute"), "{question}");
         }
