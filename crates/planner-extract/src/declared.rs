@@ -39,6 +39,10 @@ struct Word {
 /// of time, a quarter, a fiscal or calendar year, a direction ("last", "next").
 const TIME: u8 = 1;
 
+/// A word that ends a dictionary's or list's alias: its plural ("P1s", "laptops") is read as
+/// the word itself where the plural is no word of the table.
+const PLURAL: u8 = 2;
+
 /// The words that may start a time expression, besides numbers, number words, month names and
 /// `FY2025`-like words.
 const TIME_WORDS: &[&str] = &[
@@ -212,11 +216,7 @@ impl<'a> Words<'a> {
                 i += 1;
             }
             let word = &bytes[start..i];
-            let id = if word.len() <= 16 {
-                table.packed_id(pack_bytes(word))
-            } else {
-                table.id(&lower_text[start..i])
-            };
+            let id = table.ascii_id(word);
             let flags = table.flags(id) | time_shape(word);
             let lower =
                 (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(i).unwrap_or(u32::MAX));
@@ -232,11 +232,7 @@ impl<'a> Words<'a> {
             self.lower_text.push_str(raw);
             let lower = &mut self.lower_text[from..];
             lower.make_ascii_lowercase();
-            if lower.len() <= 16 {
-                table.packed_id(pack_bytes(lower.as_bytes()))
-            } else {
-                table.id(lower)
-            }
+            table.ascii_id(lower.as_bytes())
         } else {
             self.lower_text.extend(raw.chars().flat_map(char::to_lowercase));
             table.id(&self.lower_text[from..])
@@ -412,6 +408,29 @@ impl WordTable {
         self.packed.as_ref().map_or(NO_WORD, |table| table.get(packed))
     }
 
+    /// The id of a lower-case word of ASCII letters and digits: its own, or, for a plural in
+    /// `s` that is no word of the table, its singular's where that ends an alias ([`PLURAL`]).
+    fn ascii_id(&self, word: &[u8]) -> u32 {
+        let id = if word.len() <= 16 {
+            self.packed_id(pack_bytes(word))
+        } else {
+            std::str::from_utf8(word).map_or(NO_WORD, |word| self.id(word))
+        };
+        if id != NO_WORD || word.len() < 3 || word.last() != Some(&b's') {
+            return id;
+        }
+        let singular = self.ascii_id_exact(&word[..word.len() - 1]);
+        if self.flags(singular) & PLURAL != 0 { singular } else { NO_WORD }
+    }
+
+    fn ascii_id_exact(&self, word: &[u8]) -> u32 {
+        if word.len() <= 16 {
+            self.packed_id(pack_bytes(word))
+        } else {
+            std::str::from_utf8(word).map_or(NO_WORD, |word| self.id(word))
+        }
+    }
+
     /// The number of distinct words.
     fn len(&self) -> usize {
         self.ids.len()
@@ -454,6 +473,9 @@ impl Phrases {
             for alias in &entry.aliases {
                 let mut node = 0u32;
                 let ids = table.phrase(&alias.words);
+                if let Some(last) = alias.words.last() {
+                    table.mark(last, PLURAL);
+                }
                 if let Some(&first) = ids.first() {
                     let at = first as usize;
                     if starts.len() <= at {

@@ -6,7 +6,7 @@
 use planner_registry::Value;
 
 use super::{
-    Candidate, Declared, How, NO_WORD, Pending, Period, TIME, Word, Words, closes, code_at,
+    Candidate, Declared, How, NO_WORD, PLURAL, Pending, Period, TIME, Word, Words, closes, code_at,
     compared, cue_ending, cue_ending_at, day_at, duration_at, list_start, list_values, number,
     range_at, slashed_capitals, superlative, uuid_at,
 };
@@ -23,7 +23,17 @@ pub(super) fn words<'a>(declared: &Declared, text: &'a str) -> Words<'a> {
                 let lower_from = out.lower_text.len();
                 out.lower_text.extend(text[from..at].chars().flat_map(char::to_lowercase));
                 let lower = &out.lower_text[lower_from..];
-                let id = declared.table.ids.get(lower).copied().unwrap_or(NO_WORD);
+                let mut id = declared.table.ids.get(lower).copied().unwrap_or(NO_WORD);
+                // A plural in `s` of a word ending an alias, itself no word of the table.
+                if id == NO_WORD
+                    && lower.is_ascii()
+                    && lower.len() >= 3
+                    && let Some(singular) = lower.strip_suffix('s')
+                    && let Some(&known) = declared.table.ids.get(singular)
+                    && declared.table.flags(known) & PLURAL != 0
+                {
+                    id = known;
+                }
                 let bytes = lower.as_bytes();
                 let timed = bytes.first().is_some_and(u8::is_ascii_digit)
                     || (bytes.len() > 2
