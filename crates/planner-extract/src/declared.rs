@@ -411,11 +411,7 @@ impl WordTable {
     /// The id of a lower-case word of ASCII letters and digits: its own, or, for a plural in
     /// `s` that is no word of the table, its singular's where that ends an alias ([`PLURAL`]).
     fn ascii_id(&self, word: &[u8]) -> u32 {
-        let id = if word.len() <= 16 {
-            self.packed_id(pack_bytes(word))
-        } else {
-            std::str::from_utf8(word).map_or(NO_WORD, |word| self.id(word))
-        };
+        let id = self.ascii_id_exact(word);
         if id != NO_WORD || word.len() < 3 || word.last() != Some(&b's') {
             return id;
         }
@@ -1155,14 +1151,14 @@ fn number_before_cue(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
 
 /// "biggest", "highest", "busiest": an English superlative of a word of three letters or more.
 fn superlative(word: &str) -> bool {
-    word.len() >= 6
-        && word.ends_with("est")
-        && !matches!(
-            word,
-            "request" | "interest" | "suggest" | "contest" | "protest" | "harvest" | "digest"
-                | "modest" | "honest" | "forest" | "arrest" | "invest" | "manifest" | "earnest"
-        )
+    word.len() >= 6 && word.ends_with("est") && !NOT_SUPERLATIVES.contains(&word)
 }
+
+/// Words in `-est` that are no superlatives.
+const NOT_SUPERLATIVES: &[&str] = &[
+    "arrest", "contest", "digest", "earnest", "forest", "harvest", "honest", "interest", "invest",
+    "manifest", "modest", "protest", "request", "suggest",
+];
 
 fn number(word: &str) -> Option<i64> {
     if !word.is_empty() && word.len() <= 9 && word.bytes().all(|b| b.is_ascii_digit()) {
@@ -1562,8 +1558,11 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
     let head = words.lower(i);
     match head {
         "between" | "from" => {
-            let joins: &[&str] =
-                if head == "between" { &["and"] } else { &["to", "through", "thru", "until", "till"] };
+            let joins: &[&str] = if head == "between" {
+                &["and"]
+            } else {
+                &["to", "through", "thru", "until", "till"]
+            };
             if let Some(run) = month_run_at(words, i + 1, joins) {
                 return Some(run);
             }

@@ -276,12 +276,7 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             &["product_sales"],
         ),
         // A keyword said whole whose stop word, dropped, would leave a word every intent has.
-        (
-            "helpdesk",
-            "How many new tickets came in during Q3 2025?",
-            "single",
-            &["ticket_volume"],
-        ),
+        ("helpdesk", "How many new tickets came in during Q3 2025?", "single", &["ticket_volume"]),
         // A decisive ask that picks nothing falls back to its value beside another pick too.
         (
             "retail",
