@@ -175,6 +175,14 @@ async fn bench_in_process_reports_answers_beside_the_raw_statements(pool: PgPool
     assert_eq!(raw["sets"]["errors"], serde_json::json!({}), "{report}");
     assert!(raw["statements"].as_u64().unwrap() >= 24);
     assert!(report["ratio"].as_f64().unwrap() > 0.0);
+    // This process's CPU of the raw phase, and the answers' beyond it (the guarded path runs
+    // the answers' own statements).
+    assert!(raw["cpu_us_per_set"].as_f64().is_some(), "{report}");
+    let engine = &report["engine"];
+    let outside = engine["cpu_us_outside_sql"].as_f64().unwrap();
+    let per_answer = engine["cpu_us_per_answer"].as_f64().unwrap();
+    let per_set = raw["cpu_us_per_set"].as_f64().unwrap();
+    assert!((per_answer - per_set - outside).abs() < 0.2, "{report}");
     // The default corpus: the single-intent and compound questions of the dev corpus.
     let questions = report["questions"].as_u64().unwrap();
     assert!(questions >= 100, "{report}");
