@@ -5,8 +5,9 @@
 //! the declared words ([`PackedTable`], as the built-in vocabulary). One pass over the words
 //! asks, at each word, only the matchers that may start there: a bit per matcher and word id
 //! (dictionary and list aliases, context and cue words), the time matchers at words that may
-//! start a time, the code and UUID matchers at words of the length their shape requires; the
-//! quoted-text matchers read the text once. Each match is a candidate (a run of words, a kind,
+//! start a time (an integer's too: "5 biggest"), the code and UUID matchers at words of the
+//! length their shape requires; the quoted-text matchers read the text once. A word that is no
+//! declared word but ends in `s` takes its singular's id when that ends an alias ("P1s"). Each match is a candidate (a run of words, a kind,
 //! the makings of its value); the question is then read left to right, taking at each word the
 //! longest candidate (ties go to the earlier type in [`KindType::ALL`] order, then to the kind
 //! declared first), so no byte belongs to two params, and only the candidates taken get their
