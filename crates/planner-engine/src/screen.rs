@@ -622,8 +622,10 @@ impl Screen {
         // who are veterans") is that person's, whatever follows it.
         let had = |at: usize| {
             let linking = |word: &str| {
-                matches!(word, "with" | "who" | "that" | "having" | "are" | "have" | "has")
-                    || matches!(word, "a" | "an" | "is")
+                matches!(
+                    word,
+                    "with" | "who" | "that" | "having" | "are" | "is" | "have" | "has" | "a" | "an"
+                )
             };
             (2..=3).any(|back| {
                 at >= back

@@ -7,8 +7,9 @@
 //! (dictionary and list aliases, context and cue words), the time matchers at words that may
 //! start a time (an integer's too: "5 biggest"), the code and UUID matchers at words of the
 //! length their shape requires; the quoted-text matchers read the text once. A word that is no
-//! declared word but ends in `s` takes its singular's id when that ends an alias ("P1s"). Each match is a candidate (a run of words, a kind,
-//! the makings of its value); the question is then read left to right, taking at each word the
+//! declared word but ends in `s` takes its singular's id when that ends an alias ("P1s"). Each
+//! match is a candidate (a run of words, a kind, the makings of its value); the question is
+//! then read left to right, taking at each word the
 //! longest candidate (ties go to the earlier type in [`KindType::ALL`] order, then to the kind
 //! declared first), so no byte belongs to two params, and only the candidates taken get their
 //! canonical value built. Words an identifier of a built-in kind owns are not read.
@@ -280,6 +281,12 @@ impl<'a> Words<'a> {
             && gap
                 .chars()
                 .all(|c| c.is_whitespace() || matches!(c, '.' | '-' | '\'' | '’' | '_' | '/'))
+    }
+
+    /// Whether word `i` is hyphenated or slashed to the word before it, so part of it (the
+    /// "2005" of "TE-2005").
+    fn tail_of_previous(&self, i: usize) -> bool {
+        i > 0 && self.gap_before(i).ends_with(['-', '/'])
     }
 
     fn span(&self, from: usize, to: usize) -> Span {
@@ -1141,11 +1148,10 @@ fn uuid_at(words: &Words<'_>, i: usize) -> Option<usize> {
         .then_some(i + 5)
 }
 
-/// A count written in digits or in words.
 /// Whether word `i`, a word of its own (not the tail of a code such as "CF-1001"), comes right
 /// before a cue of `cues` or a superlative ("5 best", "10 biggest").
 fn number_before_cue(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
-    !(i > 0 && words.gap_before(i).ends_with(['-', '/']))
+    !words.tail_of_previous(i)
         && words.phrase(i, i + 2)
         && (cue_ending(words, i + 1, cues).is_some() || superlative(words.lower(i + 1)))
 }
@@ -1161,6 +1167,7 @@ const NOT_SUPERLATIVES: &[&str] = &[
     "manifest", "modest", "protest", "request", "suggest",
 ];
 
+/// A count written in digits or in words.
 fn number(word: &str) -> Option<i64> {
     if !word.is_empty() && word.len() <= 9 && word.bytes().all(|b| b.is_ascii_digit()) {
         return word.parse().ok();
@@ -1478,8 +1485,7 @@ fn period_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period
 /// neighbour.
 fn set_apart(words: &Words<'_>, i: usize) -> bool {
     let parts = |gap: &str| gap.contains([',', ':', ';', '?', '!', '(', ')']);
-    // A word hyphenated or slashed to the one before is part of it ("TE-2005").
-    if i > 0 && words.gap_before(i).ends_with(['-', '/']) {
+    if words.tail_of_previous(i) {
         return false;
     }
     i == 0 || i + 1 >= words.len() || parts(words.gap_before(i)) || parts(words.gap_before(i + 1))
@@ -1513,33 +1519,38 @@ fn period_part_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, P
     if let Some(found) = period_at(words, i, fy_start) {
         return Some(found);
     }
+    enum Part {
+        Start,
+        End,
+        /// The `n`th run of `months` months.
+        Of(i32, i32),
+    }
     let j = if words.lower(i) == "the" { i + 1 } else { i };
     let (part, of) = match (words.lower(j), words.lower(j + 1)) {
-        ("start" | "beginning", "of") => (None, j + 2),
-        ("end", "of") => (Some((0, 0)), j + 2),
+        ("start" | "beginning", "of") => (Part::Start, j + 2),
+        ("end", "of") => (Part::End, j + 2),
         (ordinal, "half" | "quarter") if words.lower(j + 2) == "of" => {
+            let months = if words.lower(j + 1) == "half" { 6 } else { 3 };
             let n = match ordinal {
                 "first" | "1st" => 1,
                 "second" | "2nd" => 2,
                 "third" | "3rd" => 3,
                 "fourth" | "4th" => 4,
-                "last" => 0,
+                "last" => 12 / months,
                 _ => return None,
             };
-            let months = if words.lower(j + 1) == "half" { 6 } else { 3 };
-            let n = if n == 0 { 12 / months } else { n };
             if n * months > 12 {
                 return None;
             }
-            (Some((n, months)), j + 3)
+            (Part::Of(n, months), j + 3)
         }
         _ => return None,
     };
     let (end, whole, _) = period_at(words, of, fy_start)?;
     let period = match part {
-        None => Period { start: whole.start, end: whole.start },
-        Some((0, _)) => Period { start: whole.end, end: whole.end },
-        Some((n, months)) => {
+        Part::Start => Period { start: whole.start, end: whole.start },
+        Part::End => Period { start: whole.end, end: whole.end },
+        Part::Of(n, months) => {
             // Only a year is split into halves and quarters.
             if whole.start.plus_months(12) != whole.end || whole.start.day != 1 {
                 return None;

@@ -244,7 +244,7 @@ impl LexicalProposer {
         }
         // A keyword said whole is heard only where its other words are names' or keywords' of
         // many intents ("new tickets": "ticket" is nearly every intent's), never where they
-        // would say something alone ("who won", "how many partners").
+        // would say something alone ("who won", "how many partners"): the lexicon forgets it.
         let mut unheard = vec![false; terms.len()];
         for (column, term) in columns.iter().enumerate() {
             if let Some(mut content) = lexicon::keyword_content(term)
@@ -254,6 +254,7 @@ impl LexicalProposer {
             {
                 decisive[column] = false;
                 unheard[column] = true;
+                lexicon.forget_keyword(term);
             }
         }
         let unique: Vec<bool> = decisive
@@ -633,10 +634,9 @@ impl LexicalProposer {
     fn segments(&self, question: &str, masks: &Masks) -> (Vec<Segment>, bool) {
         let mut segments = vec![Segment { end: question.len(), ..Segment::default() }];
         let mut opened = false;
-        let in_time = |at: usize| masks.times.iter().any(|&(start, end)| at >= start && at < end);
+        let in_time = |at: usize| inside(&masks.times, at);
         // A word inside a value the extractors read is that value, known or not.
-        let in_value =
-            |at: usize| masks.protected.iter().any(|&(start, end)| at >= start && at < end);
+        let in_value = |at: usize| inside(&masks.protected, at);
         self.lexicon.terms_at(question, &masks.masked, &masks.protected, |term, at| {
             let Some(current) = segments.last_mut() else { return };
             if !opened {
@@ -862,6 +862,11 @@ impl Masks {
             protected: ranges(&|_| true),
         }
     }
+}
+
+/// Whether byte `at` lies in one of `ranges`.
+fn inside(ranges: &[Range], at: usize) -> bool {
+    ranges.iter().any(|&(start, end)| at >= start && at < end)
 }
 
 /// Deterministic: one proposal whatever `samples` asks (K copies would add nothing).

@@ -166,8 +166,7 @@ pub(super) fn extract(
                     let Some(n) = number(words.lower(i)) else { continue };
                     // After its cue ("top 5"), or before it or a superlative ("5 biggest").
                     let after_cue = i >= 1 && cue_ending_at(&words, i, cues);
-                    let hyphened = i >= 1 && words.gap_before(i).ends_with(['-', '/']);
-                    let before_cue = !hyphened
+                    let before_cue = !words.tail_of_previous(i)
                         && i + 1 < words.len()
                         && words.joined(i + 1)
                         && (cue_ending(&words, i + 1, cues).is_some()

@@ -737,6 +737,20 @@ impl Lexicon {
         lexicon
     }
 
+    /// Stops hearing whole the keyword whose term ([`keyword_term`]) is `term`: it is never
+    /// emitted again.
+    pub(crate) fn forget_keyword(&mut self, term: &str) {
+        let Some(stems) = term.strip_prefix("kw:") else { return };
+        let stems: Vec<&str> = stems.split(' ').collect();
+        let Some(keywords) = stems.first().and_then(|first| self.keywords.get_mut(*first)) else {
+            return;
+        };
+        keywords.retain(|keyword| !keyword.iter().eq(&stems));
+        if keywords.is_empty() {
+            self.keywords.remove(stems[0]);
+        }
+    }
+
     /// Adds words (already stemmed: a registry's index terms) to the vocabulary: a known word is
     /// never corrected, and misspellings are corrected to one of four letters or more.
     pub(crate) fn learn<'a>(&mut self, stems: impl IntoIterator<Item = &'a str>) {
