@@ -810,7 +810,8 @@ impl Declared {
             }
             How::Integer { cues } => {
                 // Asked at the cue's last word, the number being the next word ("top 5"); and
-                // at a number, before a cue or a superlative ("the 5 best", "10 biggest").
+                // at a number, before a cue or a superlative ("the 5 best", "10 biggest") or
+                // asked for by "which" ("which 3 buyers spent the most").
                 let n = i + 1;
                 if n < words.len()
                     && cue_ending_at(words, n, cues)
@@ -818,7 +819,7 @@ impl Declared {
                 {
                     push(n, n + 1, Pending::Int(value));
                 }
-                if number_before_cue(words, i, cues)
+                if (number_before_cue(words, i, cues) || asked_count(words, i, cues))
                     && let Some(value) = number(words.lower(i))
                 {
                     push(i, n, Pending::Int(value));
@@ -1154,6 +1155,19 @@ fn number_before_cue(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
     !words.tail_of_previous(i)
         && words.phrase(i, i + 2)
         && (cue_ending(words, i + 1, cues).is_some() || superlative(words.lower(i + 1)))
+}
+
+/// A number asked for after "which" or "what" whose phrase goes on to a cue or a superlative
+/// ("which 3 buyers spent the most", "what 5 products sold best"): word `i` is the number.
+fn asked_count(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
+    i >= 1
+        && matches!(words.lower(i - 1), "which" | "what")
+        && words.joined(i)
+        && (i + 1..words.len()).take_while(|&j| words.joined(j)).any(|j| {
+            cue_ending(words, j, cues).is_some()
+                || superlative(words.lower(j))
+                || matches!(words.lower(j), "most" | "least")
+        })
 }
 
 /// "biggest", "highest", "busiest": an English superlative of a word of three letters or more.

@@ -28,6 +28,9 @@ pub struct IntentCard {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Catalog {
     cards: Vec<IntentCard>,
+    /// Words the registry declares for its kinds (labels, cue and context words): the
+    /// registry's own words, though no intent is described by them.
+    kind_words: Vec<String>,
 }
 
 impl Catalog {
@@ -36,7 +39,18 @@ impl Catalog {
     pub fn new(cards: Vec<IntentCard>) -> Catalog {
         let mut seen = BTreeSet::new();
         let cards = cards.into_iter().filter(|card| seen.insert(card.name.clone())).collect();
-        Catalog { cards }
+        Catalog { cards, kind_words: Vec::new() }
+    }
+
+    /// This catalog, knowing `words` as the registry's words for its kinds.
+    pub fn with_kind_words(mut self, words: impl IntoIterator<Item = String>) -> Catalog {
+        self.kind_words = words.into_iter().collect();
+        self
+    }
+
+    /// The words the registry declares for its kinds (labels, cue and context words).
+    pub fn kind_words(&self) -> &[String] {
+        &self.kind_words
     }
 
     /// The cards, in registry order.
@@ -111,6 +125,20 @@ impl Catalog {
                 }
             })
             .collect();
-        Catalog::new(cards)
+        let mut words = Vec::new();
+        for spec in registry.kinds() {
+            words.push(spec.label.clone());
+            match &spec.body {
+                planner_registry::KindBody::Code { cues, .. }
+                | planner_registry::KindBody::Integer { cues } => {
+                    words.extend(cues.iter().cloned())
+                }
+                planner_registry::KindBody::List { context, .. } => {
+                    words.extend(context.iter().cloned())
+                }
+                _ => {}
+            }
+        }
+        Catalog::new(cards).with_kind_words(words)
     }
 }

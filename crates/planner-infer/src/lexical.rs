@@ -19,8 +19,12 @@
 //! ask with no distinctive term beside asks that pick, and for an ask whose decisive term picks
 //! nothing when it says no word the registry does not know. A question of values alone ("platinum
 //! members in the Southwest") is about the one intent that requires a distinctive kind it
-//! gives, gets every param it requires and takes every value given. Time words inside a time
-//! value ("the past month") are not heard: they say the window.
+//! gives, gets every param it requires and takes every value given (failing that, the one
+//! taking a rare optional kind it gives); values beside an ask for something else entirely are
+//! no such question. Time words inside a time value ("the past month") are not heard: they say
+//! the window. An ask whose only known terms say a quantity ("the most", "how many") beside a
+//! word the registry does not know asks about that unknown thing, and picks nothing. The words a
+//! registry declares for its kinds (labels, cue and context words) are known words.
 //! A registry keyword of several words with a stop word among them ("new tickets") is also
 //! heard whole, as a term of its own, where its other words are names' or keywords' of more
 //! than three intents (dropping "new" would leave "ticket", which nearly every intent has).
@@ -82,6 +86,10 @@ const OWN_TERM_COVERAGE: f32 = 0.5;
 /// (they say what the question is about, not what it asks) and counting words.
 const GENERIC_TERMS: &[&str] =
     &["agency", "naics", "requirement", "vendor", "count", "next", "market"];
+/// Terms that say how much or how many of something, not what: an ask whose only known terms
+/// these are, beside a word the registry does not know, asks about that unknown thing ("which
+/// email campaign brought in the most signups", "how many baristas are on staff").
+const QUANTITY_TERMS: &[&str] = &["top", "many", "much", "most", "least"];
 
 /// The offline proposer. Build it once per catalog; answering is pure.
 #[derive(Debug)]
@@ -97,12 +105,17 @@ pub struct LexicalProposer {
     unique: Vec<bool>,
     /// Per term column: its highest weight in any intent.
     importance: Vec<f32>,
+    /// Per term column: whether it is one of [`QUANTITY_TERMS`].
+    quantity: Vec<bool>,
     /// Kinds that at most [`DISTINCTIVE_DF`] intents require: a value of one in the question
     /// says which intents it is about, as a distinctive term would.
     distinctive_kinds: BTreeSet<ParamKind>,
     /// Kinds that no intent requires and at most [`DISTINCTIVE_DF`] take: a value of one says
     /// the same, as the anchor of a pick with no decisive term.
     rare_optional: BTreeSet<ParamKind>,
+    /// The terms of the words the registry declares for its kinds ("compare", the context of a
+    /// list): known words, though no intent's.
+    kind_words: BTreeSet<String>,
 }
 
 #[derive(Debug)]
@@ -343,6 +356,13 @@ impl LexicalProposer {
             }
         }
         lexicon.learn(columns.iter().copied());
+        let kind_words = catalog
+            .kind_words()
+            .iter()
+            .flat_map(|words| lexicon.terms(words, &[], &[]))
+            .filter(|term| !term.starts_with(['|', '@']))
+            .map(std::borrow::Cow::into_owned)
+            .collect();
         let mut requiring: BTreeMap<ParamKind, usize> = BTreeMap::new();
         for intent in &intents {
             for &kind in &intent.required {
@@ -376,6 +396,8 @@ impl LexicalProposer {
             distinctive_kinds,
             rare_optional,
             unique,
+            kind_words,
+            quantity: columns.iter().map(|term| QUANTITY_TERMS.contains(term)).collect(),
         }
     }
 
@@ -395,7 +417,6 @@ impl LexicalProposer {
     ) -> LexicalPick {
         let (segments, unknown) = self.segments(question, &Masks::of(spans));
         let factors = self.factors(available);
-
         // (intent, score, context, segment)
         let mut asks: Vec<(usize, f32, bool, usize)> = segments
             .iter()
@@ -436,15 +457,38 @@ impl LexicalProposer {
         // A question of values alone ("platinum members in the Southwest", no other word the
         // registry knows or not): the one intent that requires a distinctive kind the question
         // gives, gets every param it requires and takes every value given is what it asks for.
+        // Failing that, the one intent taking a rare optional kind the question gives ("online
+        // and marketplace compared in the Northeast"), on the same terms.
         if segments.is_empty() && !unknown {
-            let mut anchored = self.intents.iter().enumerate().filter(|(_, intent)| {
+            let takes_all = |intent: &Indexed| {
                 intent.required.iter().all(|kind| available.contains(kind))
-                    && intent.required.iter().any(|kind| self.distinctive_kinds.contains(kind))
                     && available.iter().all(|kind| {
                         intent.required.contains(kind) || intent.optional.contains(kind)
                     })
+            };
+            let anchored_by = |anchor: &dyn Fn(&Indexed) -> bool| {
+                let mut anchored = self
+                    .intents
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, intent)| takes_all(intent) && anchor(intent));
+                match (anchored.next(), anchored.next()) {
+                    (Some((index, _)), None) => Some(index),
+                    _ => None,
+                }
+            };
+            let anchored = anchored_by(&|intent| {
+                intent.required.iter().any(|kind| self.distinctive_kinds.contains(kind))
+            })
+            .or_else(|| {
+                anchored_by(&|intent| {
+                    intent
+                        .optional
+                        .iter()
+                        .any(|kind| self.rare_optional.contains(kind) && available.contains(kind))
+                })
             });
-            if let (Some((index, _)), None) = (anchored.next(), anchored.next()) {
+            if let Some(index) = anchored {
                 asks.push((index, 0.0, false, usize::MAX));
             }
         }
@@ -459,6 +503,8 @@ impl LexicalProposer {
         asks.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut chosen: Vec<usize> = Vec::new();
         let mut heard: Vec<usize> = Vec::new();
+        // Each chosen intent with the position of the ask that chose it.
+        let mut origins: Vec<(usize, usize)> = Vec::new();
         for (index, score, _, position) in asks {
             let supplied = self.intents[index].required.iter().all(|kind| {
                 available.contains(kind)
@@ -478,6 +524,7 @@ impl LexicalProposer {
                 );
                 if !chosen.contains(&index) {
                     chosen.push(index);
+                    origins.push((index, position));
                 }
             }
         }
@@ -488,25 +535,25 @@ impl LexicalProposer {
         // kind the question's terms weigh most for, when every param it requires is given:
         // the value says what the question is about (the one taking most of the question's
         // values first: "what has gone wrong with printer PR-50011 since January" is about
-        // the printer's tickets over time, not the printer).
-        if let [only] = chosen[..]
-            && self.intents[only].required.iter().all(|kind| available.contains(kind))
-        {
-            let takes = |index: usize, kind: &ParamKind| {
-                let intent = &self.intents[index];
-                intent.required.contains(kind) || intent.optional.contains(kind)
-            };
-            let unused: Vec<&ParamKind> = available
-                .iter()
-                .filter(|kind| self.distinctive_kinds.contains(kind) && !takes(only, kind))
-                .collect();
-            let columns: Vec<usize> =
-                segments.iter().flat_map(|s| s.columns.iter().copied()).collect();
+        // the printer's tickets over time, not the printer). It stays beside that intent when
+        // it takes a distinctive or rare value the other does not ("urgent tickets not closed
+        // yet, and anything with no update in 3 weeks"). In a pick of several, the ask whose
+        // segment holds such a value naming what it is about (an anchor: a code, a name) gives
+        // way the same way, to the intent its own terms weigh most for ("..., and what's the
+        // status of ticket REQ-120455?").
+        let takes = |index: usize, kind: &ParamKind| {
+            let intent = &self.intents[index];
+            intent.required.contains(kind) || intent.optional.contains(kind)
+        };
+        let given =
+            |index: usize| self.intents[index].required.iter().all(|kind| available.contains(kind));
+        let telling = |kind: &ParamKind| {
+            self.distinctive_kinds.contains(kind) || self.rare_optional.contains(kind)
+        };
+        let instead = |unused: &[&ParamKind], columns: &[usize]| {
             let mut instead: Option<(usize, usize, f32)> = None;
             for (index, intent) in self.intents.iter().enumerate() {
-                if !unused.iter().any(|kind| intent.required.contains(kind))
-                    || !intent.required.iter().all(|kind| available.contains(kind))
-                {
+                if !unused.iter().any(|kind| intent.required.contains(kind)) || !given(index) {
                     continue;
                 }
                 let values = available.iter().filter(|kind| takes(index, kind)).count();
@@ -515,8 +562,56 @@ impl LexicalProposer {
                     instead = Some((index, values, weight));
                 }
             }
-            if let Some((index, ..)) = instead {
-                chosen = vec![index];
+            instead.map(|(index, ..)| index)
+        };
+        // Whether `pick` takes a telling value of the question that `other` does not.
+        let keeps = |pick: usize, other: usize| {
+            available.iter().any(|kind| telling(kind) && takes(pick, kind) && !takes(other, kind))
+        };
+        if let [only] = chosen[..]
+            && given(only)
+        {
+            let unused: Vec<&ParamKind> = available
+                .iter()
+                .filter(|kind| self.distinctive_kinds.contains(kind) && !takes(only, kind))
+                .collect();
+            let columns: Vec<usize> =
+                segments.iter().flat_map(|s| s.columns.iter().copied()).collect();
+            if let Some(index) = instead(&unused, &columns) {
+                chosen = if keeps(only, index) { vec![only, index] } else { vec![index] };
+            }
+        } else if chosen.len() > 1 {
+            for kind in available {
+                if !self.distinctive_kinds.contains(kind)
+                    || !kind.is_anchor()
+                    || chosen.iter().any(|&index| takes(index, kind))
+                {
+                    continue;
+                }
+                for span in spans.iter().filter(|span| span.kind == *kind) {
+                    let Some(&(pick, position)) = origins.iter().find(|(_, position)| {
+                        segments
+                            .get(*position)
+                            .is_some_and(|s| s.start <= span.start && span.start < s.end)
+                    }) else {
+                        continue;
+                    };
+                    let provides = chosen.iter().any(|&other| {
+                        self.intents[other].required.iter().any(|kind| {
+                            !available.contains(kind) && self.intents[pick].provides.contains(kind)
+                        })
+                    });
+                    if !given(pick) || provides {
+                        continue;
+                    }
+                    if let Some(index) = instead(&[kind], &segments[position].columns)
+                        && !chosen.contains(&index)
+                        && !keeps(pick, index)
+                        && let Some(slot) = chosen.iter_mut().find(|slot| **slot == pick)
+                    {
+                        *slot = index;
+                    }
+                }
             }
         }
 
@@ -630,7 +725,7 @@ impl LexicalProposer {
     }
 
     /// The question's segments, as term columns, and whether it says a word the registry does
-    /// not.
+    /// not or asks for something else entirely.
     fn segments(&self, question: &str, masks: &Masks) -> (Vec<Segment>, bool) {
         let mut segments = vec![Segment { end: question.len(), ..Segment::default() }];
         let mut opened = false;
@@ -666,7 +761,9 @@ impl LexicalProposer {
                             current.columns.push(column);
                         }
                     }
-                    None => current.unknown |= !in_value(at),
+                    None => {
+                        current.unknown |= !in_value(at) && !self.kind_words.contains(term.as_ref())
+                    }
                 },
             }
         });
@@ -675,7 +772,12 @@ impl LexicalProposer {
             segment.context = segment.opens_with_modifier
                 || (segment.opens_with_frame && segment.closed_by_stop && position + 1 < count);
         }
-        let unknown = segments.iter().any(|segment| segment.unknown && !segment.foreign);
+        for segment in &mut segments {
+            if segment.unknown && segment.columns.iter().all(|&c| self.quantity[c]) {
+                segment.columns.clear();
+            }
+        }
+        let unknown = segments.iter().any(|segment| segment.unknown || segment.foreign);
         segments.retain(|segment| !segment.columns.is_empty() && !segment.foreign);
         (segments, unknown)
     }

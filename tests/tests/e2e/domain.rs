@@ -168,6 +168,8 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("helpdesk", "dev.jsonl", 0.96, 0.97, 1.0, 1.0),
         ("helpdesk", "dev-2.jsonl", 0.97, 0.95, 0.98, 1.0),
         ("helpdesk", "dev-3.jsonl", 0.87, 0.88, 1.0, 1.0),
+        ("retail", "dev-3.jsonl", 1.0, 1.0, 1.0, 1.0),
+        ("helpdesk", "dev-4.jsonl", 0.92, 0.88, 1.0, 1.0),
     ] {
         let corpus = format!("{name}/{file}");
         let scores = eval(name, file);
@@ -206,8 +208,11 @@ fn plan(name: &str, question: &str) -> (String, Vec<String>) {
 /// back beside picks too; the words of a value are neither unknown words nor an ask; a keyword
 /// of several words is heard whole where dropping its stop word would leave a common word; a
 /// lone pick that takes none of the question's distinctive values gives way to the intent
-/// requiring one; and the screen refuses a people noun's protected attribute even when a column is named by it
-/// (`age_days`).
+/// requiring one (staying beside it when it takes a rare value the other does not), and so does
+/// an ask of several holding an anchor value no pick takes; a kind's declared words are known
+/// words; values beside a foreign ask or a quantity beside an unknown word plan nothing; a
+/// framing phrase ends where an ask opens in it; and the screen refuses a people noun's
+/// protected attribute even when a column is named by it (`age_days`).
 #[test]
 fn the_proposer_reads_other_domains_by_their_registry_alone() {
     for (name, question, route, intents) in [
@@ -302,14 +307,42 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
         ),
         // A courtesy is no word the registry lacks either.
         ("retail", "list our platinum members pls", "single", &["tier_customers"]),
+        // A kind's declared words (a list's context word "compare") are the registry's; values
+        // alone, with a rare optional kind among them, are about the one intent taking them.
+        (
+            "retail",
+            "How do the web shop and wholesale compare in the Midwest?",
+            "single",
+            &["channel_mix"],
+        ),
+        // Values beside an ask for something else entirely are no question of values alone.
+        ("retail", "Please translate 'flat white' into French", "unplannable", &[]),
+        // A quantity beside an unknown word asks about the unknown thing.
+        ("retail", "How many baristas work in the Midwest?", "unplannable", &[]),
+        // A lone pick taking a rare value the intent it gives way to does not stays beside it.
+        (
+            "helpdesk",
+            "P2 tickets still open, and anything idle for 2 weeks",
+            "plan",
+            &["open_backlog", "stale_tickets"],
+        ),
+        // In a pick of several, the ask holding an anchor value no pick takes gives way.
+        (
+            "helpdesk",
+            "what did \"Ana Ruiz\" raise this year, and what's the status of ticket INC-200100?",
+            "plan",
+            &["ticket_detail", "requester_tickets"],
+        ),
+        // A framing phrase ends where an ask opens inside it ("show").
+        (
+            "helpdesk",
+            "For the service desk in 2025 show ticket volume per month, SLA breaches and resolution times",
+            "plan",
+            &["ticket_volume", "sla_breaches", "resolution_times"],
+        ),
     ] {
         let (got_route, got_intents) = plan(name, question);
         let got_intents: Vec<&str> = got_intents.iter().map(String::as_str).collect();
         assert_eq!((got_route.as_str(), &got_intents[..]), (route, intents), "{name}: {question}");
-        assert_eq!(
-            (got_route.as_str(), got_intents.as_slice()),
-            (route, intents),
-            "{name}: {question}"
-        );
     }
 }

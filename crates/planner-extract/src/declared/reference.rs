@@ -6,9 +6,9 @@
 use planner_registry::Value;
 
 use super::{
-    Candidate, Declared, How, NO_WORD, PLURAL, Pending, Period, TIME, Word, Words, closes, code_at,
-    compared, cue_ending, cue_ending_at, day_at, duration_at, list_start, list_values, number,
-    range_at, slashed_capitals, superlative, uuid_at,
+    Candidate, Declared, How, NO_WORD, PLURAL, Pending, Period, TIME, Word, Words, asked_count,
+    closes, code_at, compared, cue_ending, cue_ending_at, day_at, duration_at, list_start,
+    list_values, number, range_at, slashed_capitals, superlative, uuid_at,
 };
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
 
@@ -164,14 +164,15 @@ pub(super) fn extract(
             How::Integer { cues } => {
                 for i in 0..words.len() {
                     let Some(n) = number(words.lower(i)) else { continue };
-                    // After its cue ("top 5"), or before it or a superlative ("5 biggest").
+                    // After its cue ("top 5"), before it or a superlative ("5 biggest"), or
+                    // asked for ("which 3 buyers spent the most").
                     let after_cue = i >= 1 && cue_ending_at(&words, i, cues);
                     let before_cue = !words.tail_of_previous(i)
                         && i + 1 < words.len()
                         && words.joined(i + 1)
                         && (cue_ending(&words, i + 1, cues).is_some()
                             || superlative(words.lower(i + 1)));
-                    if after_cue || before_cue {
+                    if after_cue || before_cue || asked_count(&words, i, cues) {
                         push(i, i + 1, Value::Int(n), None);
                     }
                 }

@@ -426,6 +426,11 @@ const MODIFIERS: &[&str] = &["by", "per", "sort", "sorted", "group", "grouped", 
 const FRAMING: &[&str] =
     &["for", "regarding", "about", "on", "given", "across", "at", "in", "with", "re"];
 
+/// Words that open an ask: inside a framing phrase ("For the service desk in FY2025 show ticket
+/// volume, ..."), the frame ends before one.
+const ASK_OPENERS: &[&str] =
+    &["show", "list", "give", "get", "pull", "tell", "what", "which", "who", "how"];
+
 /// Words that carry no meaning for intent choice.
 const STOP_WORDS: &[&str] = &[
     "a",
@@ -856,9 +861,18 @@ impl Lexicon {
         let mut segment_start = true;
         // Still among the polite words that open an ask ("please", "can you").
         let mut opening = true;
+        // Inside a segment opened by a framing word, past that word.
+        let mut framed = false;
         'outer: while at < stems.len() {
+            if segment_start {
+                framed = false;
+            } else if framed && ASK_OPENERS.contains(&stems[at].as_str()) {
+                emit(Cow::Borrowed(SPLIT), positions[at]);
+                framed = false;
+            }
             if segment_start && FRAMING.contains(&stems[at].as_str()) {
                 emit(Cow::Borrowed(FRAME), positions[at]);
+                framed = true;
             }
             if segment_start && MODIFIERS.contains(&stems[at].as_str()) {
                 emit(Cow::Borrowed(MODIFIER), positions[at]);
@@ -1105,6 +1119,8 @@ mod tests {
         check("Which re-competes are coming up?", &["recompete", "recompete", "|."]);
         check("our teaming partners and subs", &["partner", "|", "partner"]);
         check("For the Army, who holds it", &["@frame", "army", "|.", "incumbent"]);
+        // An ask opening inside a framing phrase ends it.
+        check("For the Army show who holds it", &["@frame", "army", "|", "incumbent"]);
         check(
             "How many cleared staff are free in the next quarter",
             &["count", "bench", "clearance", "availability", "next", "quarter"],
