@@ -24,7 +24,10 @@
 //! no such question. Time words inside a time value ("the past month") are not heard: they say
 //! the window. An ask whose only known terms say a quantity ("the most", "how many") beside a
 //! word the registry does not know asks about that unknown thing, and picks nothing. The words a
-//! registry declares for its kinds (labels, cue and context words) are known words.
+//! registry declares for its kinds (labels, cue and context words) are known words. An ask that
+//! stood but needed a provider stands once a pick that gave way to a value provides it, and an
+//! unanswered ask referring back ("what tickets have they raised") that names what it wants is
+//! about what a chosen intent provides: the intent needing it joins.
 //! A registry keyword of several words with a stop word among them ("new tickets") is also
 //! heard whole, as a term of its own, where its other words are names' or keywords' of more
 //! than three intents (dropping "new" would leave "ticket", which nearly every intent has).
@@ -127,6 +130,8 @@ struct Indexed {
     strong: Vec<bool>,
     /// The decisive term columns of the name, with their weights.
     name_terms: Vec<(usize, f32)>,
+    /// Every term column of the name, decisive or not.
+    named: Vec<usize>,
     /// The name terms that name one of the intent's own param kinds ("region" of
     /// `sales_by_region`): a value of that kind in the question mentions them.
     valued: Vec<(usize, ParamKind)>,
@@ -294,6 +299,7 @@ impl LexicalProposer {
                 let mut strong = vec![false; terms.len()];
                 let norm = 1.0 - LENGTH_B + LENGTH_B * length as f32 / mean_length.max(1.0);
                 let mut name_columns = BTreeSet::new();
+                let mut named = BTreeSet::new();
                 for (term, field) in entries {
                     let column = terms[term];
                     if unheard[column] {
@@ -320,8 +326,11 @@ impl LexicalProposer {
                     weights[column] = weights[column].max(boosted * field_weight);
                     plain[column] = plain[column].max(idf * field_weight);
                     strong[column] |= strong_field;
-                    if *field == Field::Name && decisive[column] {
-                        name_columns.insert(column);
+                    if *field == Field::Name {
+                        named.insert(column);
+                        if decisive[column] {
+                            name_columns.insert(column);
+                        }
                     }
                 }
                 let mut valued = Vec::new();
@@ -342,6 +351,7 @@ impl LexicalProposer {
                     weights,
                     strong,
                     name_terms,
+                    named: named.into_iter().collect(),
                     valued,
                     required: card.required.clone(),
                     optional: card.optional.clone(),
@@ -505,6 +515,8 @@ impl LexicalProposer {
         let mut heard: Vec<usize> = Vec::new();
         // Each chosen intent with the position of the ask that chose it.
         let mut origins: Vec<(usize, usize)> = Vec::new();
+        // Asks that stood but needed what no chosen intent provided yet.
+        let mut deferred: Vec<(usize, usize)> = Vec::new();
         for (index, score, _, position) in asks {
             let supplied = self.intents[index].required.iter().all(|kind| {
                 available.contains(kind)
@@ -518,6 +530,9 @@ impl LexicalProposer {
                 score
             };
             let stands = score >= NEXT_SCORE || anchored_asks.contains(&position);
+            if stands && !supplied && !chosen.contains(&index) {
+                deferred.push((index, position));
+            }
             if chosen.contains(&index) || chosen.is_empty() || (stands && supplied) {
                 heard.extend(
                     segments.get(position).into_iter().flat_map(|s| s.columns.iter().copied()),
@@ -615,6 +630,20 @@ impl LexicalProposer {
             }
         }
 
+        // An ask that stood but needed a provider stands once an intent that gives way chose one
+        // ("For ticket INC-271904: what's the status, and what else has been logged against the
+        // same machine?": the ticket provides its machine).
+        for (index, position) in deferred {
+            let supplied = self.intents[index].required.iter().all(|kind| {
+                available.contains(kind)
+                    || chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
+            });
+            if supplied && !chosen.contains(&index) {
+                heard.extend(segments[position].columns.iter().copied());
+                chosen.push(index);
+            }
+        }
+
         // Dependants, best first: each must be named by a decisive name term no chosen intent
         // has in its name or keywords.
         let all = heard;
@@ -643,6 +672,46 @@ impl LexicalProposer {
             }
             let Some((index, _)) = best else { break };
             chosen.push(index);
+        }
+        // An ask no chosen intent answers that refers back ("..., and what tickets have they
+        // raised?") is about what a chosen intent provides: the intent needing it that the ask's
+        // decisive terms, strong for it, weigh most for joins.
+        let mut from = 0;
+        for segment in &segments {
+            // The ask's words, and the words before them since the previous ask.
+            let said = question.get(from..segment.end).unwrap_or("");
+            from = segment.end;
+            if segment.context
+                || !refers_back(said)
+                || !self.unanswered_segment(segment, &chosen, &best)
+            {
+                continue;
+            }
+            let mut dependant: Option<(usize, f32)> = None;
+            for (index, intent) in self.intents.iter().enumerate() {
+                let needs = intent.required.iter().any(|kind| {
+                    !available.contains(kind)
+                        && chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
+                });
+                // The ask names what it wants of the dependant ("tickets"), not only how it
+                // relates ("who raised it" asks for the ticket's requester, a provided value).
+                let names = segment.columns.iter().any(|column| intent.named.contains(column));
+                if !needs || !names || chosen.contains(&index) {
+                    continue;
+                }
+                let weight: f32 = segment
+                    .columns
+                    .iter()
+                    .filter(|&&column| self.decisive[column] && intent.strong[column])
+                    .map(|&column| intent.weights[column])
+                    .sum();
+                if weight > 0.0 && dependant.is_none_or(|(_, top)| weight > top) {
+                    dependant = Some((index, weight));
+                }
+            }
+            if let Some((index, _)) = dependant {
+                chosen.push(index);
+            }
         }
         chosen.sort_unstable();
         chosen.truncate(MAX_PICKS);
@@ -964,6 +1033,18 @@ impl Masks {
             protected: ranges(&|_| true),
         }
     }
+}
+
+/// Whether `text` refers back to something named before it ("they", "its", "the same").
+fn refers_back(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric()).any(|word| {
+        [
+            "they", "them", "their", "theirs", "it", "its", "those", "these", "same", "he", "she",
+            "his", "her",
+        ]
+        .iter()
+        .any(|pronoun| word.eq_ignore_ascii_case(pronoun))
+    })
 }
 
 /// Whether byte `at` lies in one of `ranges`.

@@ -156,20 +156,20 @@ fn eval(name: &str, corpus: &str) -> Value {
 #[test]
 fn the_other_domains_corpora_keep_their_scores() {
     for (name, file, intent_floor, route_floor, args_floor, refusal_floor) in [
-        ("retail", "first-sight-4.jsonl", 0.96, 0.93, 0.97, 1.0),
-        ("retail", "first-sight-3.jsonl", 0.92, 0.96, 1.0, 0.83),
+        ("retail", "first-sight-4.jsonl", 0.98, 0.95, 0.98, 1.0),
+        ("retail", "first-sight-3.jsonl", 0.92, 0.97, 1.0, 0.83),
         ("retail", "first-sight-2.jsonl", 0.91, 0.93, 1.0, 1.0),
-        ("retail", "dev-seen.jsonl", 0.94, 0.96, 1.0, 1.0),
+        ("retail", "dev-seen.jsonl", 0.94, 0.97, 1.0, 1.0),
         ("retail", "dev.jsonl", 0.99, 0.95, 1.0, 1.0),
-        ("retail", "dev-2.jsonl", 0.92, 0.93, 0.98, 1.0),
-        ("helpdesk", "first-sight-3.jsonl", 0.89, 0.89, 1.0, 0.83),
+        ("retail", "dev-2.jsonl", 0.92, 0.95, 0.98, 1.0),
+        ("helpdesk", "first-sight-3.jsonl", 0.91, 0.91, 1.0, 0.83),
         ("helpdesk", "first-sight-2.jsonl", 0.83, 0.88, 1.0, 1.0),
-        ("helpdesk", "first-sight.jsonl", 0.90, 0.93, 1.0, 1.0),
+        ("helpdesk", "first-sight.jsonl", 0.97, 0.95, 1.0, 1.0),
         ("helpdesk", "dev.jsonl", 0.96, 0.97, 1.0, 1.0),
-        ("helpdesk", "dev-2.jsonl", 0.97, 0.95, 0.98, 1.0),
-        ("helpdesk", "dev-3.jsonl", 0.87, 0.88, 1.0, 1.0),
+        ("helpdesk", "dev-2.jsonl", 1.0, 0.96, 0.98, 1.0),
+        ("helpdesk", "dev-3.jsonl", 0.96, 0.95, 1.0, 1.0),
         ("retail", "dev-3.jsonl", 1.0, 1.0, 1.0, 1.0),
-        ("helpdesk", "dev-4.jsonl", 0.92, 0.88, 1.0, 1.0),
+        ("helpdesk", "dev-4.jsonl", 0.95, 0.90, 1.0, 1.0),
     ] {
         let corpus = format!("{name}/{file}");
         let scores = eval(name, file);
@@ -211,7 +211,9 @@ fn plan(name: &str, question: &str) -> (String, Vec<String>) {
 /// requiring one (staying beside it when it takes a rare value the other does not), and so does
 /// an ask of several holding an anchor value no pick takes; a kind's declared words are known
 /// words; values beside a foreign ask or a quantity beside an unknown word plan nothing; a
-/// framing phrase ends where an ask opens in it; and the screen refuses a people noun's
+/// framing phrase ends where an ask opens in it; an ask waiting for a provider stands once a
+/// pick that gave way provides; an unanswered ask referring back ("they") that names what it
+/// wants joins as a dependant; a negated verb is its "un-" keyword; and the screen refuses a people noun's
 /// protected attribute even when a column is named by it (`age_days`).
 #[test]
 fn the_proposer_reads_other_domains_by_their_registry_alone() {
@@ -340,6 +342,35 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "plan",
             &["ticket_volume", "sla_breaches", "resolution_times"],
         ),
+        // An ask beside a pick that gave way stands once the new pick provides what it needs.
+        (
+            "helpdesk",
+            "For ticket INC-300200, what's the status, and what else was logged against that same machine?",
+            "plan",
+            &["ticket_detail", "asset_tickets"],
+        ),
+        // An unanswered ask referring back, naming what it wants, is a dependant...
+        (
+            "helpdesk",
+            "Who is DT-10058 assigned to, and what tickets have they raised?",
+            "plan",
+            &["requester_tickets", "asset_info"],
+        ),
+        // ... but "who raised it" asks for a value the pick provides.
+        (
+            "helpdesk",
+            "case INC-300200: who raised it, and is it resolved?",
+            "single",
+            &["ticket_detail"],
+        ),
+        // A negated verb is its "un-" keyword; "the latest on" asks for updates.
+        (
+            "helpdesk",
+            "anything the network team hasn't touched in 10 days?",
+            "single",
+            &["stale_tickets"],
+        ),
+        ("helpdesk", "what's the latest on INC-300201", "single", &["ticket_detail"]),
     ] {
         let (got_route, got_intents) = plan(name, question);
         let got_intents: Vec<&str> = got_intents.iter().map(String::as_str).collect();

@@ -373,6 +373,11 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("dossier", &["picture"]),
     ("end to end", &["picture"]),
     ("360", &["picture"]),
+    // News of one thing ("what's the latest on INC-318842").
+    ("latest on", &["updat"]),
+    ("news on", &["updat"]),
+    ("progress on", &["updat"]),
+    ("word on", &["updat"]),
     // Places and codes.
     ("agency", &["agency"]),
     ("department", &["agency"]),
@@ -425,6 +430,12 @@ const MODIFIERS: &[&str] = &["by", "per", "sort", "sorted", "group", "grouped", 
 /// Words that open a framing phrase ("For the Army recompete under 541512, ...").
 const FRAMING: &[&str] =
     &["for", "regarding", "about", "on", "given", "across", "at", "in", "with", "re"];
+
+/// Stems that negate the verb after them, within three words ("hasn't been touched").
+const NEGATIONS: &[&str] = &[
+    "not", "never", "hasnt", "havent", "hadnt", "isnt", "wasnt", "werent", "dont", "doesnt",
+    "didnt", "nobody",
+];
 
 /// Words that open an ask: inside a framing phrase ("For the service desk in FY2025 show ticket
 /// volume, ..."), the frame ends before one.
@@ -848,10 +859,21 @@ impl Lexicon {
             if word != STOP {
                 let length = word.len();
                 stem_in_place(&mut word);
-                if !self.knows(&word)
-                    && let Some(known) = self.correct(&word, length)
-                {
-                    known.clone_into(&mut word);
+                if !self.knows(&word) {
+                    // A negated verb the registry knows only with "un-" ("hasn't touched" is
+                    // "untouched").
+                    let negated = stems
+                        .iter()
+                        .rev()
+                        .take(3)
+                        .take_while(|stem| !stem.starts_with('|'))
+                        .any(|stem| NEGATIONS.contains(&stem.as_str()));
+                    let prefixed = format!("un{word}");
+                    if negated && self.knows(&prefixed) {
+                        word = prefixed;
+                    } else if let Some(known) = self.correct(&word, length) {
+                        known.clone_into(&mut word);
+                    }
                 }
             }
             stems.push(word);
