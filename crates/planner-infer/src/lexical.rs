@@ -17,7 +17,8 @@
 //! gain if the question gives a param kind at most three intents require, or one no intent
 //! requires and at most three take (the value says what the question is about); likewise for an
 //! ask with no distinctive term beside asks that pick, and for an ask whose decisive term picks
-//! nothing when it says no word the registry does not know. A question of values alone ("platinum
+//! nothing when it says no word the registry does not know, and for an ask beside others whose
+//! pick lacks a value the question does not give. A question of values alone ("platinum
 //! members in the Southwest") is about the one intent that requires a distinctive kind it
 //! gives, gets every param it requires and takes every value given (failing that, the one
 //! taking a rare optional kind it gives); values beside an ask for something else entirely are
@@ -449,7 +450,18 @@ impl LexicalProposer {
                 // A decisive ask that picks nothing may fall back too, alone or beside picks,
                 // if it says no word the registry does not know ("How is CF-1002 selling").
                 let decisive_ask = segment.columns.iter().any(|&c| self.decisive[c]);
-                if asks.iter().any(|ask| ask.3 == position)
+                // An ask beside others whose pick lacks a value the question does not give
+                // ("Stock levels and monthly sales for CF-1002": sales by region, and no
+                // region) may fall back to what a given distinctive value decides.
+                let own = asks.iter().position(|ask| ask.3 == position);
+                let lacking = own.filter(|&at| {
+                    asks.iter().any(|ask| ask.3 != position)
+                        && !self.intents[asks[at].0]
+                            .required
+                            .iter()
+                            .all(|kind| available.contains(kind))
+                });
+                if (own.is_some() && lacking.is_none())
                     || (picked && segment.context)
                     || (decisive_ask && segment.unknown)
                 {
@@ -457,6 +469,14 @@ impl LexicalProposer {
                 }
                 if let Some((index, score)) = self.best(&segment.columns, available, &factors, true)
                 {
+                    if let Some(at) = lacking {
+                        if self.intents[index].required.iter().all(|kind| available.contains(kind))
+                        {
+                            asks[at] = (index, score, segment.context, position);
+                            anchored_asks.push(position);
+                        }
+                        continue;
+                    }
                     asks.push((index, score, segment.context, position));
                     if picked {
                         anchored_asks.push(position);

@@ -159,7 +159,7 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("retail", "first-sight-4.jsonl", 0.98, 0.95, 0.98, 1.0),
         ("retail", "first-sight-3.jsonl", 0.92, 0.97, 1.0, 0.83),
         ("retail", "first-sight-2.jsonl", 0.91, 0.93, 1.0, 1.0),
-        ("retail", "dev-seen.jsonl", 0.94, 0.97, 1.0, 1.0),
+        ("retail", "dev-seen.jsonl", 0.96, 0.98, 1.0, 1.0),
         ("retail", "dev.jsonl", 0.99, 0.95, 1.0, 1.0),
         ("retail", "dev-2.jsonl", 0.92, 0.95, 0.98, 1.0),
         ("helpdesk", "first-sight-3.jsonl", 0.91, 0.91, 1.0, 0.83),
@@ -212,7 +212,8 @@ fn plan(name: &str, question: &str) -> (String, Vec<String>) {
 /// an ask of several holding an anchor value no pick takes; a kind's declared words are known
 /// words; values beside a foreign ask or a quantity beside an unknown word plan nothing; a
 /// framing phrase ends where an ask opens in it; an ask waiting for a provider stands once a
-/// pick that gave way provides; an unanswered ask referring back ("they") that names what it
+/// pick that gave way provides; an ask beside others whose pick lacks a value falls back to a
+/// given distinctive one; an unanswered ask referring back ("they") that names what it
 /// wants joins as a dependant; a negated verb is its "un-" keyword; and the screen refuses a people noun's
 /// protected attribute even when a column is named by it (`age_days`).
 #[test]
@@ -371,6 +372,13 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             &["stale_tickets"],
         ),
         ("helpdesk", "what's the latest on INC-300201", "single", &["ticket_detail"]),
+        // An ask beside others whose pick lacks a value falls back to a given distinctive one.
+        (
+            "retail",
+            "Stock levels and monthly sales for TE-2004 during 2025",
+            "plan",
+            &["product_sales", "stock_levels"],
+        ),
     ] {
         let (got_route, got_intents) = plan(name, question);
         let got_intents: Vec<&str> = got_intents.iter().map(String::as_str).collect();
