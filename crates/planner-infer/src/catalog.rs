@@ -31,6 +31,8 @@ pub struct Catalog {
     /// Words the registry declares for its kinds (labels, cue and context words): the
     /// registry's own words, though no intent is described by them.
     kind_words: Vec<String>,
+    /// Each code kind's cue words ("ticket", "incident"): the nouns of the things it names.
+    cues: Vec<(ParamKind, Vec<String>)>,
 }
 
 impl Catalog {
@@ -39,7 +41,7 @@ impl Catalog {
     pub fn new(cards: Vec<IntentCard>) -> Catalog {
         let mut seen = BTreeSet::new();
         let cards = cards.into_iter().filter(|card| seen.insert(card.name.clone())).collect();
-        Catalog { cards, kind_words: Vec::new() }
+        Catalog { cards, kind_words: Vec::new(), cues: Vec::new() }
     }
 
     /// This catalog, knowing `words` as the registry's words for its kinds.
@@ -51,6 +53,17 @@ impl Catalog {
     /// The words the registry declares for its kinds (labels, cue and context words).
     pub fn kind_words(&self) -> &[String] {
         &self.kind_words
+    }
+
+    /// This catalog, knowing each code kind's cue words.
+    pub fn with_cues(mut self, cues: Vec<(ParamKind, Vec<String>)>) -> Catalog {
+        self.cues = cues;
+        self
+    }
+
+    /// Each code kind's cue words, in registry order.
+    pub fn cues(&self) -> &[(ParamKind, Vec<String>)] {
+        &self.cues
     }
 
     /// The cards, in registry order.
@@ -126,7 +139,11 @@ impl Catalog {
             })
             .collect();
         let mut words = Vec::new();
+        let mut code_cues = Vec::new();
         for spec in registry.kinds() {
+            if let planner_registry::KindBody::Code { cues, .. } = &spec.body {
+                code_cues.push((spec.kind, cues.clone()));
+            }
             words.push(spec.label.clone());
             match &spec.body {
                 planner_registry::KindBody::Code { cues, .. }
@@ -139,6 +156,6 @@ impl Catalog {
                 _ => {}
             }
         }
-        Catalog::new(cards).with_kind_words(words)
+        Catalog::new(cards).with_kind_words(words).with_cues(code_cues)
     }
 }

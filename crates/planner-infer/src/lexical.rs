@@ -28,7 +28,9 @@
 //! registry declares for its kinds (labels, cue and context words) are known words. An ask that
 //! stood but needed a provider stands once a pick that gave way to a value provides it, and an
 //! unanswered ask referring back ("what tickets have they raised") that names what it wants is
-//! about what a chosen intent provides: the intent needing it joins.
+//! about what a chosen intent provides: the intent needing it joins. A thing pointed at by a
+//! code kind's cue word ("my incident") with no value given is what a question with at most one
+//! pick is about (the user is asked which).
 //! A registry keyword of several words with a stop word among them ("new tickets") is also
 //! heard whole, as a term of its own, where its other words are names' or keywords' of more
 //! than three intents (dropping "new" would leave "ticket", which nearly every intent has).
@@ -120,6 +122,8 @@ pub struct LexicalProposer {
     /// The terms of the words the registry declares for its kinds ("compare", the context of a
     /// list): known words, though no intent's.
     kind_words: BTreeSet<String>,
+    /// Each code kind's single-word cues, lower case ("incident" of a ticket number).
+    cues: Vec<(ParamKind, Vec<String>)>,
 }
 
 #[derive(Debug)]
@@ -408,6 +412,18 @@ impl LexicalProposer {
             rare_optional,
             unique,
             kind_words,
+            cues: catalog
+                .cues()
+                .iter()
+                .map(|(kind, cues)| {
+                    let words = cues
+                        .iter()
+                        .filter(|cue| !cue.contains(' '))
+                        .map(|cue| cue.to_lowercase())
+                        .collect();
+                    (*kind, words)
+                })
+                .collect(),
             quantity: columns.iter().map(|term| QUANTITY_TERMS.contains(term)).collect(),
         }
     }
@@ -646,6 +662,38 @@ impl LexicalProposer {
                     {
                         *slot = index;
                     }
+                }
+            }
+        }
+
+        // A thing pointed at by its cue word ("my incident", "that machine") with no value of
+        // its kind given is what a question with at most one pick is about: the intent
+        // requiring that kind the question's terms weigh most for (the user is then asked
+        // which one).
+        if chosen.len() <= 1 {
+            let columns: Vec<usize> =
+                segments.iter().flat_map(|s| s.columns.iter().copied()).collect();
+            for (kind, cues) in &self.cues {
+                if available.contains(kind)
+                    || !self.distinctive_kinds.contains(kind)
+                    || chosen.iter().any(|&index| self.intents[index].required.contains(kind))
+                    || !pointed_at(question, cues)
+                {
+                    continue;
+                }
+                let mut about: Option<(usize, f32)> = None;
+                for (index, intent) in self.intents.iter().enumerate() {
+                    if !intent.required.contains(kind) {
+                        continue;
+                    }
+                    let weight: f32 = columns.iter().map(|&column| intent.weights[column]).sum();
+                    if about.is_none_or(|(_, top)| weight > top) {
+                        about = Some((index, weight));
+                    }
+                }
+                if let Some((index, _)) = about {
+                    chosen = vec![index];
+                    break;
                 }
             }
         }
@@ -1053,6 +1101,20 @@ impl Masks {
             protected: ranges(&|_| true),
         }
     }
+}
+
+/// Whether `question` points at a thing by one of `cues` after a possessive or demonstrative
+/// ("my incident", "that case", "our latest ticket").
+fn pointed_at(question: &str, cues: &[String]) -> bool {
+    let words: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    words.iter().enumerate().any(|(at, word)| {
+        matches!(word.as_str(), "my" | "our" | "that" | "this")
+            && words[at + 1..].iter().take(2).any(|next| cues.contains(next))
+    })
 }
 
 /// Whether `text` refers back to something named before it ("they", "its", "the same").

@@ -162,12 +162,12 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("retail", "dev-seen.jsonl", 0.96, 0.98, 1.0, 1.0),
         ("retail", "dev.jsonl", 0.99, 0.95, 1.0, 1.0),
         ("retail", "dev-2.jsonl", 0.92, 0.95, 0.98, 1.0),
-        ("helpdesk", "first-sight-3.jsonl", 0.91, 0.91, 1.0, 0.83),
+        ("helpdesk", "first-sight-3.jsonl", 0.91, 0.92, 1.0, 0.83),
         ("helpdesk", "first-sight-2.jsonl", 0.83, 0.88, 1.0, 1.0),
-        ("helpdesk", "first-sight.jsonl", 0.97, 0.95, 1.0, 1.0),
+        ("helpdesk", "first-sight.jsonl", 0.97, 0.96, 1.0, 1.0),
         ("helpdesk", "dev.jsonl", 0.96, 0.97, 1.0, 1.0),
-        ("helpdesk", "dev-2.jsonl", 1.0, 0.96, 0.98, 1.0),
-        ("helpdesk", "dev-3.jsonl", 0.96, 0.95, 1.0, 1.0),
+        ("helpdesk", "dev-2.jsonl", 1.0, 0.98, 0.98, 1.0),
+        ("helpdesk", "dev-3.jsonl", 0.96, 0.97, 1.0, 1.0),
         ("retail", "dev-3.jsonl", 1.0, 1.0, 1.0, 1.0),
         ("helpdesk", "dev-4.jsonl", 0.95, 0.90, 1.0, 1.0),
     ] {
@@ -213,7 +213,8 @@ fn plan(name: &str, question: &str) -> (String, Vec<String>) {
 /// words; values beside a foreign ask or a quantity beside an unknown word plan nothing; a
 /// framing phrase ends where an ask opens in it; an ask waiting for a provider stands once a
 /// pick that gave way provides; an ask beside others whose pick lacks a value falls back to a
-/// given distinctive one; an unanswered ask referring back ("they") that names what it
+/// given distinctive one; a thing pointed at by its cue word ("my incident") with no value is
+/// what a question is about; an unanswered ask referring back ("they") that names what it
 /// wants joins as a dependant; a negated verb is its "un-" keyword; and the screen refuses a people noun's
 /// protected attribute even when a column is named by it (`age_days`).
 #[test]
@@ -372,6 +373,8 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             &["stale_tickets"],
         ),
         ("helpdesk", "what's the latest on INC-300201", "single", &["ticket_detail"]),
+        // A thing pointed at by its cue word with no value is what the question is about.
+        ("helpdesk", "Could you look into my incident? still no reply", "clarify", &[]),
         // An ask beside others whose pick lacks a value falls back to a given distinctive one.
         (
             "retail",
