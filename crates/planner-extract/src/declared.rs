@@ -1489,8 +1489,11 @@ fn period_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period
             return Some((i + 2, quarter(calendar_year(year), q), true));
         }
         // A bare year stands on its own when punctuation sets it apart ("Southwest, 2024:
-        // revenue"); before a word it may be a count ("top 2024 sellers").
-        return Some((i + 1, calendar_year(year), set_apart(words, i)));
+        // revenue") or it qualifies the word after it ("2025 sales"); after a ranking word it
+        // is a count ("top 2024 sellers").
+        let counted = i > 0
+            && matches!(words.lower(i - 1), "top" | "bottom" | "best" | "worst" | "first" | "last");
+        return Some((i + 1, calendar_year(year), set_apart(words, i) || !counted));
     }
     None
 }

@@ -234,11 +234,14 @@ fn date_ranges() {
         ("from the beginning of 2024 to the end of Q1 2025", range("2024-01-01", "2025-04-01")),
         ("how did it sell in 2024?", range("2024-01-01", "2025-01-01")),
         ("monthly revenue 2024", range("2024-01-01", "2025-01-01")),
+        // A year qualifying the word after it.
+        ("Stock levels and 2025 sales for PA-5002", range("2025-01-01", "2026-01-01")),
     ];
     for (question, expected) in cases {
         assert_eq!(value(&r, &x.extract(question), "period"), Some(expected), "{question}");
     }
     assert_eq!(value(&r, &x.extract("top 2024 sellers"), "period"), None);
+    assert_eq!(value(&r, &x.extract("the best 2024 sellers"), "period"), None);
     assert_eq!(value(&r, &x.extract("stock of item XY-2005?"), "period"), None);
     assert_eq!(value(&r, &x.extract("during 2025-02-30"), "period"), None);
     // A day alone is the `date` kind's: it is listed before the range type.
