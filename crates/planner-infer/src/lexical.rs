@@ -1106,15 +1106,16 @@ impl Masks {
 /// Whether `question` points at a thing by one of `cues` after a possessive or demonstrative
 /// ("my incident", "that case", "our latest ticket").
 fn pointed_at(question: &str, cues: &[String]) -> bool {
-    let words: Vec<String> = question
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    words.iter().enumerate().any(|(at, word)| {
-        matches!(word.as_str(), "my" | "our" | "that" | "this")
-            && words[at + 1..].iter().take(2).any(|next| cues.contains(next))
-    })
+    // How many words ago a possessive or demonstrative was said, if within two.
+    let mut since: Option<usize> = None;
+    for word in question.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()) {
+        if since.is_some() && cues.iter().any(|cue| word.eq_ignore_ascii_case(cue)) {
+            return true;
+        }
+        let pointer = ["my", "our", "that", "this"].iter().any(|p| word.eq_ignore_ascii_case(p));
+        since = if pointer { Some(0) } else { since.map(|n| n + 1).filter(|&n| n < 2) };
+    }
+    false
 }
 
 /// Whether `text` refers back to something named before it ("they", "its", "the same").
