@@ -167,6 +167,8 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "born in",
             "foreign born",
             "foreign-born",
+            "foreign national",
+            "foreign nationals",
             "immigrant",
             "immigrants",
             "immigration status",

@@ -979,7 +979,7 @@ fn compared(words: &Words<'_>, from: usize, to: usize) -> bool {
 }
 
 fn is_versus(word: &str) -> bool {
-    matches!(word, "vs" | "versus" | "compared")
+    matches!(word, "vs" | "versus" | "compared" | "compare" | "compares")
 }
 
 /// Whether words `from..to`, holding `values` list values, are two values or more written in
@@ -1015,8 +1015,8 @@ fn list_values(
         if joiner(words.lower(j)) {
             j += 1;
         }
-        // "compared with the web shop", "compared to store".
-        if words.lower(j.saturating_sub(1)) == "compared"
+        // "compared with the web shop", "compared to store", "compare to marketplace".
+        if is_versus(words.lower(j.saturating_sub(1)))
             && matches!(words.lower(j), "with" | "to" | "against")
         {
             j += 1;

@@ -677,7 +677,11 @@ impl LexicalProposer {
                 if available.contains(kind)
                     || !self.distinctive_kinds.contains(kind)
                     || chosen.iter().any(|&index| self.intents[index].required.contains(kind))
-                    || !pointed_at(question, cues)
+                    || !pointed_at(
+                        question,
+                        cues,
+                        chosen.first().map(|&i| self.intents[i].name.as_str()),
+                    )
                 {
                     continue;
                 }
@@ -1104,18 +1108,33 @@ impl Masks {
 }
 
 /// Whether `question` points at a thing by one of `cues` after a possessive or demonstrative
-/// ("my incident", "that case", "our latest ticket").
-fn pointed_at(question: &str, cues: &[String]) -> bool {
-    // How many words ago a possessive or demonstrative was said, if within two.
+/// ("my incident", "that case", "our latest ticket"), the cue not qualifying a word of the
+/// intent named `picked` ("our monthly ticket volume" asks for `ticket_volume`).
+fn pointed_at(question: &str, cues: &[String], picked: Option<&str>) -> bool {
+    let qualifies = |word: &str| {
+        let word = word.trim_end_matches('s');
+        !word.is_empty()
+            && picked
+                .is_some_and(|name| name.split('_').any(|part| part.eq_ignore_ascii_case(word)))
+    };
+    // How many words ago a possessive or demonstrative was said, if within two; and whether
+    // the word before was a cue so pointed at.
     let mut since: Option<usize> = None;
+    let mut pointed = false;
     for word in question.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()) {
+        if pointed {
+            if !qualifies(word) {
+                return true;
+            }
+            pointed = false;
+        }
         if since.is_some() && cues.iter().any(|cue| word.eq_ignore_ascii_case(cue)) {
-            return true;
+            pointed = true;
         }
         let pointer = ["my", "our", "that", "this"].iter().any(|p| word.eq_ignore_ascii_case(p));
         since = if pointer { Some(0) } else { since.map(|n| n + 1).filter(|&n| n < 2) };
     }
-    false
+    pointed
 }
 
 /// Whether `text` refers back to something named before it ("they", "its", "the same").

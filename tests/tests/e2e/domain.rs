@@ -156,7 +156,7 @@ fn eval(name: &str, corpus: &str) -> Value {
 #[test]
 fn the_other_domains_corpora_keep_their_scores() {
     for (name, file, intent_floor, route_floor, args_floor, refusal_floor) in [
-        ("retail", "first-sight-4.jsonl", 0.98, 0.95, 0.98, 1.0),
+        ("retail", "first-sight-4.jsonl", 0.98, 0.95, 0.99, 1.0),
         ("retail", "first-sight-3.jsonl", 0.92, 0.97, 1.0, 0.83),
         ("retail", "first-sight-2.jsonl", 0.91, 0.93, 1.0, 1.0),
         ("retail", "dev-seen.jsonl", 0.96, 0.98, 1.0, 1.0),
@@ -170,6 +170,8 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("helpdesk", "dev-3.jsonl", 0.96, 0.97, 1.0, 1.0),
         ("retail", "dev-3.jsonl", 1.0, 1.0, 1.0, 1.0),
         ("helpdesk", "dev-4.jsonl", 0.95, 0.90, 1.0, 1.0),
+        ("retail", "dev-4.jsonl", 0.85, 0.90, 1.0, 1.0),
+        ("helpdesk", "dev-5.jsonl", 0.90, 0.88, 0.98, 0.87),
     ] {
         let corpus = format!("{name}/{file}");
         let scores = eval(name, file);
@@ -214,7 +216,8 @@ fn plan(name: &str, question: &str) -> (String, Vec<String>) {
 /// framing phrase ends where an ask opens in it; an ask waiting for a provider stands once a
 /// pick that gave way provides; an ask beside others whose pick lacks a value falls back to a
 /// given distinctive one; a thing pointed at by its cue word ("my incident") with no value is
-/// what a question is about; an unanswered ask referring back ("they") that names what it
+/// what a question is about, unless the cue qualifies the pick's name ("our ticket volume"); a
+/// foreign verb is never corrected; "I need" opens an ask; an unanswered ask referring back ("they") that names what it
 /// wants joins as a dependant; a negated verb is its "un-" keyword; and the screen refuses a people noun's
 /// protected attribute even when a column is named by it (`age_days`).
 #[test]
@@ -375,6 +378,28 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
         ("helpdesk", "what's the latest on INC-300201", "single", &["ticket_detail"]),
         // A thing pointed at by its cue word with no value is what the question is about.
         ("helpdesk", "Could you look into my incident? still no reply", "clarify", &[]),
+        // ... but not where the cue word qualifies what the pick is named by.
+        (
+            "helpdesk",
+            "hello, what is our weekly ticket volume for 2025?",
+            "single",
+            &["ticket_volume"],
+        ),
+        // A foreign ask is never corrected into a registry word ("predict" is not "product").
+        ("retail", "Predict next quarter's revenue for the Midwest", "unplannable", &[]),
+        // "I need" opens an ask inside a framing phrase.
+        (
+            "helpdesk",
+            "For the service desk in 2025 I need ticket volume per month, SLA breaches and resolution times",
+            "plan",
+            &["ticket_volume", "sla_breaches", "resolution_times"],
+        ),
+        (
+            "helpdesk",
+            "list requesters on the network team who are foreign nationals",
+            "refused",
+            &[],
+        ),
         // An ask beside others whose pick lacks a value falls back to a given distinctive one.
         (
             "retail",

@@ -400,6 +400,8 @@ pub(crate) const FOREIGN: &str = "@foreign";
 /// the ask is nothing a registry of queries answers.
 const FOREIGN_VERBS: &[&str] = &[
     "draft",
+    "forecast",
+    "predict",
     "writ",
     "compos",
     "translat",
@@ -440,7 +442,7 @@ const NEGATIONS: &[&str] = &[
 /// Words that open an ask: inside a framing phrase ("For the service desk in FY2025 show ticket
 /// volume, ..."), the frame ends before one.
 const ASK_OPENERS: &[&str] =
-    &["show", "list", "give", "get", "pull", "tell", "what", "which", "who", "how"];
+    &["show", "list", "give", "get", "pull", "tell", "what", "which", "who", "how", "need", "want"];
 
 /// Words that carry no meaning for intent choice.
 const STOP_WORDS: &[&str] = &[
@@ -788,6 +790,7 @@ impl Lexicon {
     fn knows(&self, stem: &str) -> bool {
         self.phrases.contains_key(stem)
             || self.stop.binary_search(&stem).is_ok()
+            || FOREIGN_VERBS.contains(&stem)
             || stem
                 .chars()
                 .next()
