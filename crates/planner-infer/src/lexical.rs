@@ -554,10 +554,7 @@ impl LexicalProposer {
         // Asks that stood but needed what no chosen intent provided yet.
         let mut deferred: Vec<(usize, usize)> = Vec::new();
         for (index, score, _, position) in asks {
-            let supplied = self.intents[index].required.iter().all(|kind| {
-                available.contains(kind)
-                    || chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
-            });
+            let supplied = self.supplied(index, available, &chosen);
             // A pick whose required param only a provider gives was scored down for that
             // provider; not when the provider is chosen.
             let score = if supplied && self.needs_provider(index, available) {
@@ -706,10 +703,7 @@ impl LexicalProposer {
         // ("For ticket INC-271904: what's the status, and what else has been logged against the
         // same machine?": the ticket provides its machine).
         for (index, position) in deferred {
-            let supplied = self.intents[index].required.iter().all(|kind| {
-                available.contains(kind)
-                    || chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
-            });
+            let supplied = self.supplied(index, available, &chosen);
             if supplied && !chosen.contains(&index) {
                 heard.extend(segments[position].columns.iter().copied());
                 chosen.push(index);
@@ -722,10 +716,7 @@ impl LexicalProposer {
         loop {
             let mut best: Option<(usize, f32)> = None;
             for (index, intent) in self.intents.iter().enumerate() {
-                let needs = intent.required.iter().any(|kind| {
-                    !available.contains(kind)
-                        && chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
-                });
+                let needs = self.depends(index, available, &chosen);
                 if !needs || chosen.contains(&index) {
                     continue;
                 }
@@ -761,10 +752,7 @@ impl LexicalProposer {
             }
             let mut dependant: Option<(usize, f32)> = None;
             for (index, intent) in self.intents.iter().enumerate() {
-                let needs = intent.required.iter().any(|kind| {
-                    !available.contains(kind)
-                        && chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
-                });
+                let needs = self.depends(index, available, &chosen);
                 // The ask names what it wants of the dependant ("tickets"), not only how it
                 // relates ("who raised it" asks for the ticket's requester, a provided value).
                 let names = segment.columns.iter().any(|column| intent.named.contains(column));
@@ -1008,6 +996,22 @@ impl LexicalProposer {
 
     /// Whether a required param of the intent is not available (so its factor counted a
     /// provider).
+    /// Whether every param intent `index` requires is given or provided by one of `chosen`.
+    fn supplied(&self, index: usize, available: &BTreeSet<ParamKind>, chosen: &[usize]) -> bool {
+        self.intents[index].required.iter().all(|kind| {
+            available.contains(kind)
+                || chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
+        })
+    }
+
+    /// Whether intent `index` requires a param not given that one of `chosen` provides.
+    fn depends(&self, index: usize, available: &BTreeSet<ParamKind>, chosen: &[usize]) -> bool {
+        self.intents[index].required.iter().any(|kind| {
+            !available.contains(kind)
+                && chosen.iter().any(|&other| self.intents[other].provides.contains(kind))
+        })
+    }
+
     fn needs_provider(&self, index: usize, available: &BTreeSet<ParamKind>) -> bool {
         self.intents[index].required.iter().any(|kind| !available.contains(kind))
     }
