@@ -99,6 +99,10 @@ const TIME_WORDS: &[&str] = &[
     "thirty",
     "sixty",
     "ninety",
+    "first",
+    "second",
+    "third",
+    "fourth",
 ];
 
 /// Counts written as words, by value.
@@ -810,8 +814,9 @@ impl Declared {
             }
             How::Integer { cues } => {
                 // Asked at the cue's last word, the number being the next word ("top 5"); and
-                // at a number, before a cue or a superlative ("the 5 best", "10 biggest") or
-                // asked for by "which" ("which 3 buyers spent the most").
+                // at a number, before a cue or a superlative ("the 5 best", "10 biggest"),
+                // after a superlative ("the largest 3") or asked for by "which" ("which 3
+                // buyers spent the most").
                 let n = i + 1;
                 if n < words.len()
                     && cue_ending_at(words, n, cues)
@@ -819,7 +824,9 @@ impl Declared {
                 {
                     push(n, n + 1, Pending::Int(value));
                 }
-                if (number_before_cue(words, i, cues) || asked_count(words, i, cues))
+                if (number_before_cue(words, i, cues)
+                    || asked_count(words, i, cues)
+                    || superlative_before(words, i))
                     && let Some(value) = number(words.lower(i))
                 {
                     push(i, n, Pending::Int(value));
@@ -1170,15 +1177,54 @@ fn asked_count(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
         })
 }
 
-/// "biggest", "highest", "busiest": an English superlative of a word of three letters or more.
-fn superlative(word: &str) -> bool {
+/// Whether word `n`, a count, follows a superlative in one phrase ("the largest 3 accounts"),
+/// and is no year ("the latest 2024 orders").
+fn superlative_before(words: &Words<'_>, n: usize) -> bool {
+    n >= 1
+        && superlative(words.lower(n - 1))
+        && words.phrase(n - 1, n + 1)
+        && number(words.lower(n)).is_some_and(|count| count < 1000)
+}
+
+/// "biggest", "highest", "busiest": an English superlative of a word of three letters or more
+/// (`word` in lower case).
+pub fn superlative(word: &str) -> bool {
     word.len() >= 6 && word.ends_with("est") && !NOT_SUPERLATIVES.contains(&word)
 }
 
 /// Words in `-est` that are no superlatives.
 const NOT_SUPERLATIVES: &[&str] = &[
-    "arrest", "contest", "digest", "earnest", "forest", "harvest", "honest", "interest", "invest",
-    "manifest", "modest", "protest", "request", "suggest",
+    "arrest",
+    "attest",
+    "behest",
+    "bequest",
+    "conquest",
+    "contest",
+    "detest",
+    "digest",
+    "dishonest",
+    "divest",
+    "earnest",
+    "forest",
+    "harvest",
+    "honest",
+    "infest",
+    "ingest",
+    "inquest",
+    "interest",
+    "invest",
+    "manifest",
+    "midwest",
+    "modest",
+    "northwest",
+    "pretest",
+    "priest",
+    "protest",
+    "request",
+    "retest",
+    "southwest",
+    "suggest",
+    "unrest",
 ];
 
 /// A count written in digits or in words.
@@ -1636,6 +1682,17 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
         _ => {
             if let Some(run) = month_run_at(words, i, &["to", "through", "thru"]) {
                 return Some(run);
+            }
+            // "first half of 2024": a part of a year, said without a preposition.
+            if period_at(words, i, fy_start).is_none()
+                && matches!(
+                    words.lower(i),
+                    "first" | "second" | "third" | "fourth" | "1st" | "2nd" | "3rd" | "4th"
+                )
+                && let Some((end, part, _)) = period_part_at(words, i, fy_start)
+                && part.start != part.end
+            {
+                return Some((end, (Some(part.start), Some(part.end))));
             }
             let (mid, first, alone) = period_at(words, i, fy_start)?;
             if matches!(words.lower(mid), "to" | "through" | "thru")

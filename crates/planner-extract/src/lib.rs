@@ -44,6 +44,7 @@ pub mod arbitrary;
 
 pub use crate::{
     agency::{agency_names, canonical_agency},
+    declared::superlative,
     extraction::{Diagnostic, Extraction, Extractor, Mention, Problem, Span, extract},
     naics::{has_naics_sector, naics_2022_title},
     uei::is_uei,

@@ -35,6 +35,11 @@ pub struct Catalog {
     cues: Vec<(ParamKind, Vec<String>)>,
 }
 
+/// The words that place a value of a ranked dictionary ("gold and up", "silver or higher",
+/// "bronze upward"): known words beside such a value, though no intent's.
+const RANK_WORDS: &[&str] =
+    &["up", "upward", "upwards", "higher", "above", "better", "lower", "below", "plus"];
+
 impl Catalog {
     /// A catalog of these cards, in the given (registry) order. A card whose name repeats an
     /// earlier one is ignored, so names stay unique.
@@ -152,6 +157,9 @@ impl Catalog {
                 }
                 planner_registry::KindBody::List { context, .. } => {
                     words.extend(context.iter().cloned())
+                }
+                planner_registry::KindBody::Dictionary { ordered: true, .. } => {
+                    words.extend(RANK_WORDS.iter().map(|&word| word.to_owned()))
                 }
                 _ => {}
             }

@@ -164,9 +164,12 @@ pub(super) fn extract(
             How::Integer { cues } => {
                 for i in 0..words.len() {
                     let Some(n) = number(words.lower(i)) else { continue };
-                    // After its cue ("top 5"), before it or a superlative ("5 biggest"), or
-                    // asked for ("which 3 buyers spent the most").
-                    let after_cue = i >= 1 && cue_ending_at(&words, i, cues);
+                    // After its cue ("top 5") or a superlative ("largest 3", no year), before
+                    // it or a superlative ("5 biggest"), or asked for ("which 3 buyers spent
+                    // the most").
+                    let after_cue = i >= 1
+                        && (cue_ending_at(&words, i, cues)
+                            || (superlative(words.lower(i - 1)) && words.joined(i) && n < 1000));
                     let before_cue = !words.tail_of_previous(i)
                         && i + 1 < words.len()
                         && words.joined(i + 1)

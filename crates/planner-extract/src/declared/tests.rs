@@ -232,6 +232,10 @@ fn date_ranges() {
         ("orders since the start of 2025", range("2025-01-01", "infinity")),
         ("orders until the end of March 2025", range("-infinity", "2025-04-01")),
         ("from the beginning of 2024 to the end of Q1 2025", range("2024-01-01", "2025-04-01")),
+        // A part of a year with no preposition before it.
+        ("revenue by month, first half of 2024", range("2024-01-01", "2024-07-01")),
+        ("takings, the fourth quarter of 2023", range("2023-10-01", "2024-01-01")),
+        ("2nd half of FY2025 sales", range("2024-08-01", "2025-02-01")),
         ("how did it sell in 2024?", range("2024-01-01", "2025-01-01")),
         ("monthly revenue 2024", range("2024-01-01", "2025-01-01")),
         // A year qualifying the word after it.
@@ -262,6 +266,11 @@ fn durations_integers_dates_uuids_and_quotes() {
     assert_eq!(value(&r, &x.extract("the ten largest orders"), "top_n"), Some(Value::Int(10)));
     assert_eq!(value(&r, &x.extract("5 interest rates"), "top_n"), None);
     assert_eq!(value(&r, &x.extract("5, biggest first"), "top_n"), None);
+    // A number after a superlative, not a year.
+    assert_eq!(value(&r, &x.extract("the largest 3 accounts"), "top_n"), Some(Value::Int(3)));
+    assert_eq!(value(&r, &x.extract("busiest seven stores"), "top_n"), Some(Value::Int(7)));
+    assert_eq!(value(&r, &x.extract("the latest 2024 orders"), "top_n"), None);
+    assert_eq!(value(&r, &x.extract("biggest, 3 of them"), "top_n"), None);
     // A number asked for by "which" whose phrase goes on to a superlative or "most".
     assert_eq!(
         value(&r, &x.extract("which 3 buyers spent the most"), "top_n"),

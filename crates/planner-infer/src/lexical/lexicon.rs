@@ -378,6 +378,19 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("news on", &["updat"]),
     ("progress on", &["updat"]),
     ("word on", &["updat"]),
+    // What is left of a thing ("are we running low on CF-1001").
+    ("running low", &["stock"]),
+    ("running short", &["stock"]),
+    ("run low", &["stock"]),
+    ("run short", &["stock"]),
+    ("low on", &["stock"]),
+    ("short on", &["stock"]),
+    ("out of stock", &["stock"]),
+    ("shelf", &["stock"]),
+    ("shelves", &["stock"]),
+    // Buying.
+    ("picked up", &["buy"]),
+    ("pick up", &["buy"]),
     // Places and codes.
     ("agency", &["agency"]),
     ("department", &["agency"]),
@@ -443,6 +456,9 @@ const NEGATIONS: &[&str] = &[
 /// volume, ..."), the frame ends before one.
 const ASK_OPENERS: &[&str] =
     &["show", "list", "give", "get", "pull", "tell", "what", "which", "who", "how", "need", "want"];
+
+/// Superlatives of time, not of size: no "top" of anything.
+const RECENCY: &[&str] = &["latest", "earliest", "newest", "oldest"];
 
 /// Words that carry no meaning for intent choice.
 const STOP_WORDS: &[&str] = &[
@@ -583,6 +599,13 @@ const STOP_WORDS: &[&str] = &[
     "same",
     "under",
     "per",
+    // Everyone and everything: all of what the rest of the ask names.
+    "everyon",
+    "everybody",
+    "anyon",
+    "anybody",
+    "everyth",
+    "anyth",
 ];
 
 /// Words of time and data that say nothing of which intent a question wants in most
@@ -606,6 +629,19 @@ const CONTEXT_WORDS: &[&str] = &[
     "data",
     "info",
     "information",
+    // How a thing is doing, said of the thing alone ("how's TE-2005 doing", "TE-2005
+    // performance in Q2"): its values say which intent.
+    "doing",
+    "perform",
+    "performanc",
+    "mov",
+    "figur",
+    "number",
+    "stat",
+    "statistic",
+    "metric",
+    "kpi",
+    "kpis",
 ];
 
 /// Whether `stem` is one of the time and data words ([`CONTEXT_WORDS`]).
@@ -852,10 +888,8 @@ impl Lexicon {
         };
         let mut stems: Vec<String> = Vec::new();
         let mut positions: Vec<usize> = Vec::new();
-        let words = words(text);
-        stems.reserve(words.len());
-        positions.reserve(words.len());
-        for (mut word, at) in words {
+        let mut words = words(text).into_iter().peekable();
+        while let Some((mut word, at)) = words.next() {
             if inside(masked, at) || (word == STOP && inside(protected, at)) {
                 continue;
             }
@@ -876,6 +910,17 @@ impl Lexicon {
                         word = prefixed;
                     } else if let Some(known) = self.correct(&word, length) {
                         known.clone_into(&mut word);
+                    } else if planner_extract::superlative(&word)
+                        && !RECENCY.contains(&word.as_str())
+                        && self.knows("top")
+                        && words
+                            .peek()
+                            .is_none_or(|(next, _)| !matches!(next.as_str(), "first" | "last"))
+                    {
+                        // A superlative the registry does not say asks for the top of
+                        // something ("the heaviest spenders", "our busiest region"), not for
+                        // an order ("highest first").
+                        "top".clone_into(&mut word);
                     }
                 }
             }
