@@ -124,6 +124,8 @@ pub struct LexicalProposer {
     kind_words: BTreeSet<String>,
     /// Each code kind's single-word cues, lower case ("incident" of a ticket number).
     cues: Vec<(ParamKind, Vec<String>)>,
+    /// The term columns of every code kind's cues, with the kind.
+    thing_terms: Vec<(usize, ParamKind)>,
 }
 
 #[derive(Debug)]
@@ -143,6 +145,42 @@ struct Indexed {
     required: Vec<ParamKind>,
     optional: Vec<ParamKind>,
     provides: Vec<ParamKind>,
+    /// The terms of the cue words of a kind the intent requires ("product" of a SKU, for
+    /// `product_sales`): they name the thing, not what is asked of it, so without a value of
+    /// the kind they name no dependant ("what was on order X, and how much of each product is
+    /// in stock": the stock of the order's products, not their sales too).
+    cued: Vec<(usize, ParamKind)>,
+}
+
+/// What scoring a question's asks needs besides their terms.
+struct Scoring {
+    /// Per intent: its param factor, and whether it lacks a param nothing can provide.
+    factors: Vec<(f32, bool)>,
+    /// The kinds provided by an intent that the question's values bind.
+    provided: BTreeSet<ParamKind>,
+}
+
+impl Indexed {
+    /// Whether the term at `column` is a cue word of a kind the intent requires that the
+    /// question gives no value of.
+    fn names_missing(&self, column: usize, available: &BTreeSet<ParamKind>) -> bool {
+        self.cued.iter().any(|&(cued, kind)| cued == column && !available.contains(&kind))
+    }
+
+    /// Whether the term at `column` is a cue word of a kind the intent requires that the
+    /// question gives no value of but an intent its values bind provides: the ask names what
+    /// that intent lists ("order X, and how much of each product is left": the stock of the
+    /// order's products), so the term does not decide this intent.
+    fn names_provided(
+        &self,
+        column: usize,
+        available: &BTreeSet<ParamKind>,
+        scoring: &Scoring,
+    ) -> bool {
+        self.cued.iter().any(|&(cued, kind)| {
+            cued == column && !available.contains(&kind) && scoring.provided.contains(&kind)
+        })
+    }
 }
 
 /// Where an indexed term comes from.
@@ -292,7 +330,7 @@ impl LexicalProposer {
         };
         let mean_length = description_lengths.iter().sum::<usize>() as f32
             / description_lengths.len().max(1) as f32;
-        let intents: Vec<Indexed> = catalog
+        let mut intents: Vec<Indexed> = catalog
             .cards()
             .iter()
             .zip(&fields)
@@ -361,9 +399,29 @@ impl LexicalProposer {
                     required: card.required.clone(),
                     optional: card.optional.clone(),
                     provides: card.provides.clone(),
+                    cued: Vec::new(),
                 }
             })
             .collect();
+        let mut thing_terms: Vec<(usize, ParamKind)> = Vec::new();
+        for (kind, cues) in catalog.cues() {
+            for cue in cues {
+                for term in lexicon.terms(cue, &[], &[]) {
+                    if let Some(&column) = terms.get(term.as_ref())
+                        && !thing_terms.contains(&(column, *kind))
+                    {
+                        thing_terms.push((column, *kind));
+                    }
+                }
+            }
+        }
+        for intent in &mut intents {
+            intent.cued = thing_terms
+                .iter()
+                .filter(|(_, kind)| intent.required.contains(kind))
+                .copied()
+                .collect();
+        }
         let mut importance = vec![0.0f32; terms.len()];
         for intent in &intents {
             for (column, weight) in intent.weights.iter().enumerate() {
@@ -425,6 +483,7 @@ impl LexicalProposer {
                 })
                 .collect(),
             quantity: columns.iter().map(|term| QUANTITY_TERMS.contains(term)).collect(),
+            thing_terms,
         }
     }
 
@@ -523,8 +582,18 @@ impl LexicalProposer {
                     _ => None,
                 }
             };
+            // Of several, the one taking exactly the values given: the thing itself ("who has
+            // LT-20566 now": the asset, not its tickets over time).
+            let exact =
+                |intent: &Indexed| intent.required.len() + intent.optional.len() == available.len();
             let anchored = anchored_by(&|intent| {
                 intent.required.iter().any(|kind| self.distinctive_kinds.contains(kind))
+            })
+            .or_else(|| {
+                anchored_by(&|intent| {
+                    exact(intent)
+                        && intent.required.iter().any(|kind| self.distinctive_kinds.contains(kind))
+                })
             })
             .or_else(|| {
                 anchored_by(&|intent| {
@@ -554,6 +623,14 @@ impl LexicalProposer {
         // Asks that stood but needed what no chosen intent provided yet.
         let mut deferred: Vec<(usize, usize)> = Vec::new();
         for (index, score, _, position) in asks {
+            // An ask that only names a thing a chosen intent lists ("which products" beside
+            // an order's lines) is answered by that intent.
+            if segments
+                .get(position)
+                .is_some_and(|segment| self.names_only_provided(segment, &chosen))
+            {
+                continue;
+            }
             let supplied = self.supplied(index, available, &chosen);
             // A pick whose required param only a provider gives was scored down for that
             // provider; not when the provider is chosen.
@@ -725,6 +802,7 @@ impl LexicalProposer {
                     .iter()
                     .filter(|(column, _)| {
                         all.contains(column)
+                            && !intent.names_missing(*column, available)
                             && chosen.iter().all(|&other| !self.intents[other].strong[*column])
                     })
                     .map(|(_, weight)| weight)
@@ -755,7 +833,10 @@ impl LexicalProposer {
                 let needs = self.depends(index, available, &chosen);
                 // The ask names what it wants of the dependant ("tickets"), not only how it
                 // relates ("who raised it" asks for the ticket's requester, a provided value).
-                let names = segment.columns.iter().any(|column| intent.named.contains(column));
+                // A term only this intent names or lists says it as its name would.
+                let names = segment.columns.iter().any(|&column| {
+                    intent.named.contains(&column) || (self.unique[column] && intent.strong[column])
+                });
                 if !needs || !names || chosen.contains(&index) {
                     continue;
                 }
@@ -919,7 +1000,7 @@ impl LexicalProposer {
         &self,
         columns: &[usize],
         available: &BTreeSet<ParamKind>,
-        factors: &[(f32, bool)],
+        scoring: &Scoring,
         anchored_fallback: bool,
     ) -> Option<(usize, f32)> {
         let mut best: Option<(usize, f32)> = None;
@@ -936,14 +1017,17 @@ impl LexicalProposer {
                     .optional
                     .iter()
                     .any(|kind| available.contains(kind) && self.rare_optional.contains(kind));
+            // The intent's whole name said ("product sales"), its cue words decide too.
+            let named_whole = intent.named.iter().all(|column| columns.contains(column));
             for &column in columns {
                 if intent.weights[column] > 0.0 {
                     gain += intent.weights[column];
                     decided |= intent.strong[column]
+                        && (named_whole || !intent.names_provided(column, available, scoring))
                         && (self.decisive[column] || (anchored_fallback && anchored));
                 }
             }
-            let (factor, missing) = factors[index];
+            let (factor, missing) = scoring.factors[index];
             let partial = intent.required.iter().any(|kind| available.contains(kind));
             // A value only a few intents require, with a strong term of one of them, is
             // enough: in a small registry a common term's weight alone may not reach the gain.
@@ -994,6 +1078,20 @@ impl LexicalProposer {
         best.or(anchored_best)
     }
 
+    /// Whether every decisive term of `segment` is a cue word of a kind one of `chosen`
+    /// provides.
+    fn names_only_provided(&self, segment: &Segment, chosen: &[usize]) -> bool {
+        let mut decisive =
+            segment.columns.iter().filter(|&&column| self.decisive[column]).peekable();
+        decisive.peek().is_some()
+            && decisive.all(|&column| {
+                self.thing_terms.iter().any(|&(term, kind)| {
+                    term == column
+                        && chosen.iter().any(|&index| self.intents[index].provides.contains(&kind))
+                })
+            })
+    }
+
     /// Whether a required param of the intent is not available (so its factor counted a
     /// provider).
     /// Whether every param intent `index` requires is given or provided by one of `chosen`.
@@ -1017,7 +1115,18 @@ impl LexicalProposer {
     }
 
     /// Every intent's param factor, and whether it lacks a param nothing can provide.
-    fn factors(&self, available: &BTreeSet<ParamKind>) -> Vec<(f32, bool)> {
+    fn factors(&self, available: &BTreeSet<ParamKind>) -> Scoring {
+        // The kinds an intent anchored by the question's values provides ("order X" gives its
+        // products).
+        let provided = self
+            .intents
+            .iter()
+            .filter(|intent| {
+                !intent.required.is_empty()
+                    && intent.required.iter().all(|kind| available.contains(kind))
+            })
+            .flat_map(|intent| intent.provides.iter().copied())
+            .collect();
         let bindable: Vec<bool> = self
             .intents
             .iter()
@@ -1030,9 +1139,10 @@ impl LexicalProposer {
                 *providers.entry(kind).or_default() += 1;
             }
         }
-        (0..self.intents.len())
+        let factors = (0..self.intents.len())
             .map(|index| self.param_factor(index, available, &bindable, &providers))
-            .collect()
+            .collect();
+        Scoring { factors, provided }
     }
 
     /// The param factor of an intent, and whether it lacks a param nothing can provide.
@@ -1146,7 +1256,7 @@ fn refers_back(text: &str) -> bool {
     text.split(|c: char| !c.is_alphanumeric()).any(|word| {
         [
             "they", "them", "their", "theirs", "it", "its", "those", "these", "same", "he", "she",
-            "his", "her",
+            "his", "her", "each",
         ]
         .iter()
         .any(|pronoun| word.eq_ignore_ascii_case(pronoun))

@@ -606,6 +606,8 @@ const STOP_WORDS: &[&str] = &[
     "anybody",
     "everyth",
     "anyth",
+    "nothing",
+    "noth",
 ];
 
 /// Words of time and data that say nothing of which intent a question wants in most
