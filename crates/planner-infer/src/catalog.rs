@@ -33,6 +33,9 @@ pub struct Catalog {
     kind_words: Vec<String>,
     /// Each code kind's cue words ("ticket", "incident"): the nouns of the things it names.
     cues: Vec<(ParamKind, Vec<String>)>,
+    /// Each identifier (uuid) kind's label nouns ("order" of "order id"): what "that order"
+    /// points at.
+    nouns: Vec<(ParamKind, Vec<String>)>,
 }
 
 /// The words that place a value of a ranked dictionary ("gold and up", "silver or higher",
@@ -46,7 +49,7 @@ impl Catalog {
     pub fn new(cards: Vec<IntentCard>) -> Catalog {
         let mut seen = BTreeSet::new();
         let cards = cards.into_iter().filter(|card| seen.insert(card.name.clone())).collect();
-        Catalog { cards, kind_words: Vec::new(), cues: Vec::new() }
+        Catalog { cards, kind_words: Vec::new(), cues: Vec::new(), nouns: Vec::new() }
     }
 
     /// This catalog, knowing `words` as the registry's words for its kinds.
@@ -69,6 +72,17 @@ impl Catalog {
     /// Each code kind's cue words, in registry order.
     pub fn cues(&self) -> &[(ParamKind, Vec<String>)] {
         &self.cues
+    }
+
+    /// This catalog, knowing each identifier kind's label nouns.
+    pub fn with_nouns(mut self, nouns: Vec<(ParamKind, Vec<String>)>) -> Catalog {
+        self.nouns = nouns;
+        self
+    }
+
+    /// Each identifier (uuid) kind's label nouns ("order" of "order id"), in registry order.
+    pub fn nouns(&self) -> &[(ParamKind, Vec<String>)] {
+        &self.nouns
     }
 
     /// The cards, in registry order.
@@ -145,9 +159,31 @@ impl Catalog {
             .collect();
         let mut words = Vec::new();
         let mut code_cues = Vec::new();
+        let mut nouns = Vec::new();
         for spec in registry.kinds() {
             if let planner_registry::KindBody::Code { cues, .. } = &spec.body {
                 code_cues.push((spec.kind, cues.clone()));
+            }
+            if let planner_registry::KindBody::Uuid = &spec.body {
+                let label: Vec<String> = spec
+                    .label
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|word| {
+                        !word.is_empty()
+                            && !matches!(
+                                word.to_lowercase().as_str(),
+                                "id" | "ids"
+                                    | "identifier"
+                                    | "uuid"
+                                    | "number"
+                                    | "its"
+                                    | "the"
+                                    | "of"
+                            )
+                    })
+                    .map(str::to_lowercase)
+                    .collect();
+                nouns.push((spec.kind, label));
             }
             words.push(spec.label.clone());
             match &spec.body {
@@ -164,6 +200,6 @@ impl Catalog {
                 _ => {}
             }
         }
-        Catalog::new(cards).with_kind_words(words).with_cues(code_cues)
+        Catalog::new(cards).with_kind_words(words).with_cues(code_cues).with_nouns(nouns)
     }
 }

@@ -122,7 +122,9 @@ pub struct LexicalProposer {
     /// The terms of the words the registry declares for its kinds ("compare", the context of a
     /// list): known words, though no intent's.
     kind_words: BTreeSet<String>,
-    /// Each code kind's single-word cues, lower case ("incident" of a ticket number).
+    /// Each code kind's single-word cues, lower case ("incident" of a ticket number), and each
+    /// identifier kind's label nouns ("order" of an order id): what "my incident" or "that
+    /// order" points at.
     cues: Vec<(ParamKind, Vec<String>)>,
     /// The term columns of every code kind's cues, with the kind.
     thing_terms: Vec<(usize, ParamKind)>,
@@ -473,6 +475,7 @@ impl LexicalProposer {
             cues: catalog
                 .cues()
                 .iter()
+                .chain(catalog.nouns())
                 .map(|(kind, cues)| {
                     let words = cues
                         .iter()

@@ -191,6 +191,22 @@ fn the_other_domains_corpora_keep_their_scores() {
     }
 }
 
+/// "that order" points at an identifier kind by its label's noun ("order id"): the user is
+/// asked which one, not for a customer whose orders to list.
+#[test]
+fn an_identifier_pointed_at_by_its_label_noun_is_asked_for() {
+    for question in ["What was in that order?", "what's on my order"] {
+        let plan = json(&planner(
+            &["plan", "--json", "--registry", &registry("retail"), "--", question],
+            None,
+            "",
+        ));
+        assert_eq!(plan["route"], "clarify", "{question}: {plan}");
+        assert_eq!(plan["missing"], serde_json::json!(["order_id"]), "{question}: {plan}");
+        assert_eq!(plan["question_to_user"], "Which order id do you mean?", "{question}: {plan}");
+    }
+}
+
 /// What `planner plan --json` makes of `question` on a domain's registry: its route and the
 /// intents its plan runs.
 fn plan(name: &str, question: &str) -> (String, Vec<String>) {
