@@ -173,9 +173,9 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("helpdesk", "dev.jsonl", 0.96, 0.97, 1.0, 1.0),
         ("helpdesk", "dev-2.jsonl", 1.0, 0.98, 0.98, 1.0),
         ("helpdesk", "dev-3.jsonl", 0.96, 0.97, 1.0, 1.0),
-        ("retail", "dev-3.jsonl", 1.0, 1.0, 1.0, 1.0),
+        ("retail", "dev-3.jsonl", 1.0, 0.98, 1.0, 1.0),
         ("helpdesk", "dev-4.jsonl", 0.95, 0.90, 1.0, 1.0),
-        ("retail", "dev-4.jsonl", 0.90, 0.92, 1.0, 1.0),
+        ("retail", "dev-4.jsonl", 0.94, 0.95, 1.0, 1.0),
         ("helpdesk", "dev-5.jsonl", 0.92, 0.90, 0.98, 0.87),
         ("retail", "dev-5.jsonl", 0.98, 0.93, 1.0, 1.0),
     ] {
@@ -470,6 +470,14 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "The top 3 SKUs of 2025 and how much of each sits in the warehouse",
             "plan",
             &["top_products", "stock_levels"],
+        ),
+        // Money coming in, and clients, said in other words.
+        ("retail", "what did the Southeast bring in during 2024?", "single", &["sales_by_region"]),
+        (
+            "retail",
+            "our most valuable clients in the Midwest in 2025",
+            "single",
+            &["top_customers"],
         ),
         // Of the intents a lone value anchors, the one taking exactly the values given.
         ("helpdesk", "who has LT-20503 right now?", "single", &["asset_info"]),

@@ -391,6 +391,23 @@ const THESAURUS: &[(&str, &[&str])] = &[
     // Buying.
     ("picked up", &["buy"]),
     ("pick up", &["buy"]),
+    // Money coming in ("how much did the Rockies bring in").
+    ("bring in", &["revenu"]),
+    ("brings in", &["revenu"]),
+    ("brought in", &["revenu"]),
+    ("bringing in", &["revenu"]),
+    ("came in", &["revenu"]),
+    ("come in", &["revenu"]),
+    ("comes in", &["revenu"]),
+    ("took in", &["revenu"]),
+    ("take in", &["revenu"]),
+    ("takings", &["revenu"]),
+    ("income", &["revenu"]),
+    // Who buys.
+    ("client", &["customer"]),
+    ("clients", &["customer"]),
+    ("worth the most", &["top"]),
+    ("most valuable", &["top"]),
     // Places and codes.
     ("agency", &["agency"]),
     ("department", &["agency"]),
