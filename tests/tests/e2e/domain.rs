@@ -161,11 +161,11 @@ fn the_other_domains_corpora_keep_their_scores() {
     for (name, file, intent_floor, route_floor, args_floor, refusal_floor) in [
         ("retail", "first-sight-6.jsonl", 0.92, 0.94, 0.99, 1.0),
         ("retail", "first-sight-4.jsonl", 0.98, 0.95, 0.99, 1.0),
-        ("retail", "first-sight-3.jsonl", 0.91, 0.96, 1.0, 0.83),
-        ("retail", "first-sight-2.jsonl", 0.91, 0.93, 1.0, 1.0),
+        ("retail", "first-sight-3.jsonl", 0.92, 0.96, 1.0, 0.83),
+        ("retail", "first-sight-2.jsonl", 0.93, 0.95, 1.0, 1.0),
         ("retail", "dev-seen.jsonl", 0.98, 0.98, 1.0, 1.0),
         ("retail", "dev.jsonl", 0.99, 0.95, 1.0, 1.0),
-        ("retail", "dev-2.jsonl", 0.92, 0.95, 1.0, 1.0),
+        ("retail", "dev-2.jsonl", 0.95, 0.95, 1.0, 1.0),
         ("helpdesk", "first-sight-5.jsonl", 0.84, 0.86, 0.99, 1.0),
         ("helpdesk", "first-sight-3.jsonl", 0.91, 0.91, 1.0, 0.83),
         ("helpdesk", "first-sight-2.jsonl", 0.85, 0.90, 1.0, 1.0),
@@ -470,6 +470,13 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "The top 3 SKUs of 2025 and how much of each sits in the warehouse",
             "plan",
             &["top_products", "stock_levels"],
+        ),
+        // A keyword of three stop words is heard whole ("what was in"): a chain of three.
+        (
+            "retail",
+            "The top 4 customers of 2024, their orders and what was in each of them",
+            "plan",
+            &["top_customers", "customer_orders", "order_detail"],
         ),
         // Money coming in, and clients, said in other words.
         ("retail", "what did the Southeast bring in during 2024?", "single", &["sales_by_region"]),

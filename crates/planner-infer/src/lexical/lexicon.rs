@@ -748,9 +748,10 @@ impl Lexicon {
         for text in &own {
             let stems: Vec<String> = words(text).into_iter().map(|(word, _)| stem(&word)).collect();
             let stop = |stem: &String| STOP_WORDS.contains(&stem.as_str());
+            // One of stop words alone is heard when it is a phrase of three ("what was in").
             if stems.len() >= 2
                 && stems.iter().any(stop)
-                && !stems.iter().all(stop)
+                && (!stems.iter().all(stop) || stems.len() >= 3)
                 && !stems.iter().any(|stem| stem == STOP)
             {
                 let entries = keywords.entry(stems[0].clone()).or_default();
