@@ -162,6 +162,10 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "nationalities",
             "ancestry",
             "birthplace",
+            "country of birth",
+            "countries of birth",
+            "place of birth",
+            "birth country",
             "born abroad",
             "born outside",
             "born in",
@@ -664,7 +668,11 @@ impl Screen {
                 .take_while(|(position, word)| {
                     !people[*position] && !matches!(**word, "who" | "whom" | "whose")
                 })
-                .any(|(_, word)| firm(word));
+                // A firm word just before a person qualifies the person ("the gender of the
+                // assigned agent").
+                .any(|(position, word)| {
+                    firm(word) && !people.get(position + 1).is_some_and(|&p| p)
+                });
             followed || (at >= 2 && words[at - 2] == "owned" && words[at - 1] == "by")
         };
         let (mut protected, mut with_people) = (0u64, 0u64);

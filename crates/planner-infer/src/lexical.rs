@@ -49,7 +49,7 @@ mod lexicon;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use planner_registry::ParamKind;
+use planner_registry::{KindType, ParamKind};
 
 use crate::{BoxFuture, Catalog, ParamSpan, Proposals, ProposeRequest, Proposer, Result};
 use lexicon::Lexicon;
@@ -504,7 +504,18 @@ impl LexicalProposer {
         available: &BTreeSet<ParamKind>,
         spans: &[ParamSpan],
     ) -> LexicalPick {
-        let (segments, unknown) = self.segments(question, &Masks::of(spans));
+        let (mut segments, unknown) = self.segments(question, &Masks::of(spans));
+        // Beside other asks, an ask of quantity words around a count ("Largest buyers in the
+        // Midwest, top 6") says how many of them, not what.
+        if segments.len() > 1 {
+            segments.retain(|segment| {
+                !(segment.columns.iter().all(|&c| self.quantity[c]) && spans.iter().any(|span| {
+                    matches!(span.kind, ParamKind::Declared(kind) if kind.ty() == KindType::Integer)
+                        && segment.start <= span.start
+                        && span.start < segment.end
+                }))
+            });
+        }
         let factors = self.factors(available);
         // (intent, score, context, segment)
         let mut asks: Vec<(usize, f32, bool, usize)> = segments
@@ -1236,16 +1247,27 @@ fn pointed_at(question: &str, cues: &[String], picked: Option<&str>) -> bool {
     };
     // How many words ago a possessive or demonstrative was said, if within two; and whether
     // the word before was a cue so pointed at.
+    let words: Vec<&str> =
+        question.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).collect();
+    // "the case I opened", "the ticket we raised": pointed at by what the user did with it.
+    let cue = |word: &str| cues.iter().any(|cue| word.eq_ignore_ascii_case(cue));
+    if words.windows(3).any(|w| {
+        w[0].eq_ignore_ascii_case("the")
+            && cue(w[1])
+            && (w[2].eq_ignore_ascii_case("i") || w[2].eq_ignore_ascii_case("we"))
+    }) {
+        return true;
+    }
     let mut since: Option<usize> = None;
     let mut pointed = false;
-    for word in question.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()) {
+    for &word in &words {
         if pointed {
             if !qualifies(word) {
                 return true;
             }
             pointed = false;
         }
-        if since.is_some() && cues.iter().any(|cue| word.eq_ignore_ascii_case(cue)) {
+        if since.is_some() && cue(word) {
             pointed = true;
         }
         let pointer = ["my", "our", "that", "this"].iter().any(|p| word.eq_ignore_ascii_case(p));

@@ -161,23 +161,25 @@ fn the_other_domains_corpora_keep_their_scores() {
     for (name, file, intent_floor, route_floor, args_floor, refusal_floor) in [
         ("retail", "first-sight-6.jsonl", 0.92, 0.94, 0.99, 1.0),
         ("retail", "first-sight-4.jsonl", 0.98, 0.95, 0.99, 1.0),
-        ("retail", "first-sight-3.jsonl", 0.92, 0.96, 1.0, 0.83),
+        ("retail", "first-sight-3.jsonl", 0.94, 0.97, 1.0, 0.83),
         ("retail", "first-sight-2.jsonl", 0.93, 0.95, 1.0, 1.0),
         ("retail", "dev-seen.jsonl", 0.98, 0.98, 1.0, 1.0),
         ("retail", "dev.jsonl", 0.99, 0.95, 1.0, 1.0),
         ("retail", "dev-2.jsonl", 0.95, 0.95, 1.0, 1.0),
         ("helpdesk", "first-sight-5.jsonl", 0.84, 0.86, 0.99, 1.0),
-        ("helpdesk", "first-sight-3.jsonl", 0.91, 0.91, 1.0, 0.83),
+        ("helpdesk", "first-sight-3.jsonl", 0.91, 0.92, 1.0, 0.83),
         ("helpdesk", "first-sight-2.jsonl", 0.85, 0.90, 1.0, 1.0),
         ("helpdesk", "first-sight.jsonl", 0.97, 0.96, 1.0, 1.0),
         ("helpdesk", "dev.jsonl", 0.96, 0.97, 1.0, 1.0),
         ("helpdesk", "dev-2.jsonl", 1.0, 0.98, 0.98, 1.0),
         ("helpdesk", "dev-3.jsonl", 0.96, 0.97, 1.0, 1.0),
         ("retail", "dev-3.jsonl", 1.0, 0.98, 1.0, 1.0),
-        ("helpdesk", "dev-4.jsonl", 0.95, 0.90, 1.0, 1.0),
+        ("helpdesk", "dev-4.jsonl", 0.95, 0.91, 1.0, 1.0),
         ("retail", "dev-4.jsonl", 0.94, 0.95, 1.0, 1.0),
-        ("helpdesk", "dev-5.jsonl", 0.92, 0.90, 0.98, 0.87),
+        ("helpdesk", "dev-5.jsonl", 0.92, 0.91, 0.98, 0.87),
         ("retail", "dev-5.jsonl", 0.98, 0.93, 1.0, 1.0),
+        ("retail", "dev-6.jsonl", 0.92, 0.94, 1.0, 1.0),
+        ("helpdesk", "dev-6.jsonl", 0.87, 0.87, 0.99, 1.0),
     ] {
         let corpus = format!("{name}/{file}");
         let scores = eval(name, file);
@@ -486,6 +488,26 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["top_customers"],
         ),
+        // A count's own ask says how many, not what; "details" names the order's lines.
+        ("retail", "Biggest customers in the Southwest, top 4", "single", &["top_customers"]),
+        (
+            "retail",
+            "Orders of \"Blue Door Cafe\" in 2024 and the details of each one",
+            "plan",
+            &["customer_orders", "order_detail"],
+        ),
+        (
+            "retail",
+            "How much of our money comes from the web shop versus marketplaces?",
+            "single",
+            &["channel_mix"],
+        ),
+        ("retail", "revenue split by the shoppers' country of birth", "refused", &[]),
+        // A firm word just before a person qualifies the person.
+        ("helpdesk", "ticket counts by the ethnicity of the assigned technician", "refused", &[]),
+        // "what's the story" leaves the ticket to decide; "the ticket we raised" points.
+        ("helpdesk", "REQ-120455 - what's the story?", "single", &["ticket_detail"]),
+        ("helpdesk", "where is the ticket we raised last week?", "clarify", &[]),
         // Of the intents a lone value anchors, the one taking exactly the values given.
         ("helpdesk", "who has LT-20503 right now?", "single", &["asset_info"]),
         // "nothing" is no misspelt registry word.

@@ -260,7 +260,7 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("summary", &["summary"]),
     ("summariz", &["summary"]),
     ("summarys", &["summary"]),
-    ("detail", &["summary"]),
+    ("detail", &["summary", "detail"]),
     ("describe", &["summary"]),
     ("describ", &["summary"]),
     ("particular", &["summary"]),
@@ -403,6 +403,9 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("take in", &["revenu"]),
     ("takings", &["revenu"]),
     ("income", &["revenu"]),
+    ("money come from", &["revenu"]),
+    ("money comes from", &["revenu"]),
+    ("money came from", &["revenu"]),
     // Who buys.
     ("client", &["customer"]),
     ("clients", &["customer"]),
@@ -661,6 +664,8 @@ const CONTEXT_WORDS: &[&str] = &[
     "metric",
     "kpi",
     "kpis",
+    "story",
+    "stori",
 ];
 
 /// Whether `stem` is one of the time and data words ([`CONTEXT_WORDS`]).
