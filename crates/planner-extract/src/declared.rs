@@ -1684,11 +1684,10 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
                 return Some(run);
             }
             // "first half of 2024": a part of a year, said without a preposition.
-            if period_at(words, i, fy_start).is_none()
-                && matches!(
-                    words.lower(i),
-                    "first" | "second" | "third" | "fourth" | "1st" | "2nd" | "3rd" | "4th"
-                )
+            if matches!(
+                words.lower(i),
+                "first" | "second" | "third" | "fourth" | "1st" | "2nd" | "3rd" | "4th"
+            ) && period_at(words, i, fy_start).is_none()
                 && let Some((end, part, _)) = period_part_at(words, i, fy_start)
                 && part.start != part.end
             {
