@@ -574,11 +574,12 @@ impl LexicalProposer {
             }
         }
         // A question of values alone ("platinum members in the Southwest", no other word the
-        // registry knows or not): the one intent that requires a distinctive kind the question
+        // registry knows or not), or whose known words pick nothing ("monthly numbers for
+        // BR-3003 in Q2 2024": "monthly" is another intent's, which lacks a value): the one intent that requires a distinctive kind the question
         // gives, gets every param it requires and takes every value given is what it asks for.
         // Failing that, the one intent taking a rare optional kind the question gives ("online
         // and marketplace compared in the Northeast"), on the same terms.
-        if segments.is_empty() && !unknown {
+        if asks.is_empty() && !unknown {
             let takes_all = |intent: &Indexed| {
                 intent.required.iter().all(|kind| available.contains(kind))
                     && available.iter().all(|kind| {

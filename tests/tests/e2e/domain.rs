@@ -167,7 +167,7 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("retail", "dev.jsonl", 0.99, 0.95, 1.0, 1.0),
         ("retail", "dev-2.jsonl", 0.95, 0.95, 1.0, 1.0),
         ("helpdesk", "first-sight-5.jsonl", 0.84, 0.86, 0.99, 1.0),
-        ("helpdesk", "first-sight-3.jsonl", 0.91, 0.92, 1.0, 0.83),
+        ("helpdesk", "first-sight-3.jsonl", 0.94, 0.95, 1.0, 0.83),
         ("helpdesk", "first-sight-2.jsonl", 0.85, 0.90, 1.0, 1.0),
         ("helpdesk", "first-sight.jsonl", 0.97, 0.96, 1.0, 1.0),
         ("helpdesk", "dev.jsonl", 0.96, 0.97, 1.0, 1.0),
@@ -175,10 +175,10 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("helpdesk", "dev-3.jsonl", 0.96, 0.97, 1.0, 1.0),
         ("retail", "dev-3.jsonl", 1.0, 0.98, 1.0, 1.0),
         ("helpdesk", "dev-4.jsonl", 0.95, 0.91, 1.0, 1.0),
-        ("retail", "dev-4.jsonl", 0.94, 0.95, 1.0, 1.0),
+        ("retail", "dev-4.jsonl", 0.97, 0.96, 1.0, 1.0),
         ("helpdesk", "dev-5.jsonl", 0.92, 0.91, 0.98, 0.87),
         ("retail", "dev-5.jsonl", 0.98, 0.93, 1.0, 1.0),
-        ("retail", "dev-6.jsonl", 0.92, 0.94, 1.0, 1.0),
+        ("retail", "dev-6.jsonl", 0.94, 0.95, 1.0, 1.0),
         ("helpdesk", "dev-6.jsonl", 0.87, 0.87, 0.99, 1.0),
     ] {
         let corpus = format!("{name}/{file}");
@@ -488,6 +488,8 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["top_customers"],
         ),
+        // Known words that pick nothing leave the values to decide.
+        ("retail", "monthly figures for TE-2002, Q1 2025", "single", &["product_sales"]),
         // A count's own ask says how many, not what; "details" names the order's lines.
         ("retail", "Biggest customers in the Southwest, top 4", "single", &["top_customers"]),
         (
