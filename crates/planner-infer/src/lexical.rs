@@ -627,7 +627,11 @@ impl LexicalProposer {
             .iter()
             .filter_map(|&(index, _, _, position)| Some((segments.get(position)?.start, index)))
             .collect();
-        if asks.iter().any(|ask| !ask.2) {
+        // Framing phrases and modifiers give way to asks that stand ("per department hardware
+        // ticket counts since March, with how many are still open": the weak second ask is no
+        // reason to drop the first).
+        if asks.iter().any(|ask| !ask.2 && (ask.1 >= NEXT_SCORE || anchored_asks.contains(&ask.3)))
+        {
             asks.retain(|ask| !ask.2);
         }
         asks.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));

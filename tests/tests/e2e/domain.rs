@@ -179,7 +179,7 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("helpdesk", "dev-5.jsonl", 0.92, 0.91, 0.98, 0.87),
         ("retail", "dev-5.jsonl", 0.98, 0.93, 1.0, 1.0),
         ("retail", "dev-6.jsonl", 0.94, 0.95, 1.0, 1.0),
-        ("helpdesk", "dev-6.jsonl", 0.87, 0.87, 0.99, 1.0),
+        ("helpdesk", "dev-6.jsonl", 0.88, 0.88, 0.99, 1.0),
     ] {
         let corpus = format!("{name}/{file}");
         let scores = eval(name, file);
@@ -487,6 +487,13 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "our most valuable clients in the Midwest in 2025",
             "single",
             &["top_customers"],
+        ),
+        // A modifier's strong pick stands beside a weak ask.
+        (
+            "helpdesk",
+            "per department printing ticket counts in 2025, with how many are still open",
+            "single",
+            &["department_tickets"],
         ),
         // Known words that pick nothing leave the values to decide.
         ("retail", "monthly figures for TE-2002, Q1 2025", "single", &["product_sales"]),

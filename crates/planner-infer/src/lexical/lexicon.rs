@@ -1016,7 +1016,10 @@ impl Lexicon {
                 }
             }
             let word = &stems[at];
+            // A negation is no word the registry lacks: it turns the verb after it ("hasn't
+            // closed"), heard or not.
             let is_noise = self.stop.binary_search(&word.as_str()).is_ok()
+                || NEGATIONS.contains(&word.as_str())
                 || word.chars().any(|ch| ch.is_ascii_digit());
             if !is_noise {
                 emit(Cow::Owned(word.clone()), positions[at]);
