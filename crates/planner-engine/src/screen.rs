@@ -127,6 +127,18 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "catholics",
             "atheist",
             "atheists",
+            "buddhist",
+            "buddhists",
+            "sikh",
+            "sikhs",
+            "mormon",
+            "mormons",
+            "protestant",
+            "protestants",
+            "evangelical",
+            "evangelicals",
+            "agnostic",
+            "agnostics",
         ],
     ),
     (
@@ -673,7 +685,10 @@ impl Screen {
                 .any(|(position, word)| {
                     firm(word) && !people.get(position + 1).is_some_and(|&p| p)
                 });
-            followed || (at >= 2 && words[at - 2] == "owned" && words[at - 1] == "by")
+            // "owned by" describes a firm the question names ("vendors owned by women"), not
+            // anyone's accounts ("customers owned by Christians").
+            let names_firm = words.iter().any(|word| firm(word) && !SET_ASIDE.contains(word));
+            followed || (names_firm && at >= 2 && words[at - 2] == "owned" && words[at - 1] == "by")
         };
         let (mut protected, mut with_people) = (0u64, 0u64);
         let mut ranks_people = false;

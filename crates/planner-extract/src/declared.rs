@@ -1022,6 +1022,10 @@ fn list_values(
         if joiner(words.lower(j)) {
             j += 1;
         }
+        // "the web versus the marketplaces".
+        if words.lower(j) == "the" && phrases.at(words, j + 1).is_some() {
+            j += 1;
+        }
         // "compared with the web shop", "compared to store", "compare to marketplace".
         if is_versus(words.lower(j.saturating_sub(1)))
             && matches!(words.lower(j), "with" | "to" | "against")

@@ -165,7 +165,7 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("retail", "first-sight-2.jsonl", 0.93, 0.95, 1.0, 1.0),
         ("retail", "dev-seen.jsonl", 0.98, 0.98, 1.0, 1.0),
         ("retail", "dev.jsonl", 0.99, 0.95, 1.0, 1.0),
-        ("retail", "dev-2.jsonl", 0.95, 0.95, 1.0, 1.0),
+        ("retail", "dev-2.jsonl", 0.95, 0.96, 1.0, 1.0),
         ("helpdesk", "first-sight-5.jsonl", 0.84, 0.86, 0.99, 1.0),
         ("helpdesk", "first-sight-3.jsonl", 0.94, 0.95, 1.0, 0.83),
         ("helpdesk", "first-sight-2.jsonl", 0.85, 0.90, 1.0, 1.0),
@@ -177,8 +177,9 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("helpdesk", "dev-4.jsonl", 0.95, 0.91, 1.0, 1.0),
         ("retail", "dev-4.jsonl", 0.97, 0.96, 1.0, 1.0),
         ("helpdesk", "dev-5.jsonl", 0.92, 0.91, 0.98, 0.87),
-        ("retail", "dev-5.jsonl", 0.98, 0.93, 1.0, 1.0),
+        ("retail", "dev-5.jsonl", 0.98, 0.94, 1.0, 1.0),
         ("retail", "dev-6.jsonl", 0.94, 0.95, 1.0, 1.0),
+        ("retail", "dev-7.jsonl", 0.92, 0.94, 0.99, 1.0),
         ("helpdesk", "dev-6.jsonl", 0.88, 0.88, 0.99, 1.0),
     ] {
         let corpus = format!("{name}/{file}");
@@ -495,6 +496,17 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["department_tickets"],
         ),
+        // Common paraphrases fold to the registry's words where it says them.
+        (
+            "retail",
+            "which goods earned the most in the Southwest during 2024?",
+            "single",
+            &["top_products"],
+        ),
+        ("retail", "Is TE-2003 moving this year?", "single", &["product_sales"]),
+        ("retail", "money handed back to shoppers in Q2 2025", "single", &["returns_summary"]),
+        ("retail", "How did that territory do in 2024?", "clarify", &[]),
+        ("retail", "Which customers are owned by Christians?", "refused", &[]),
         // Known words that pick nothing leave the values to decide.
         ("retail", "monthly figures for TE-2002, Q1 2025", "single", &["product_sales"]),
         // A count's own ask says how many, not what; "details" names the order's lines.

@@ -180,6 +180,11 @@ fn lists_only_in_context() {
         value(&r, &x.extract("how do online versus store orders do"), "channels"),
         list(&["online", "store"])
     );
+    // An article may open a value after its joiner.
+    assert_eq!(
+        value(&r, &x.extract("sales through the web versus the stores"), "channels"),
+        list(&["online", "store"])
+    );
     assert_eq!(
         value(&r, &x.extract("wholesale compared with the web in 2024"), "channels"),
         list(&["online", "wholesale"])
