@@ -494,10 +494,10 @@ impl LexicalProposer {
     /// values were found (pass `&[]` when unknown).
     ///
     /// Each segment of the question (an ask between connectives or punctuation) proposes its
-    /// best intent; framing phrases and modifiers count only when nothing else asks. The best
-    /// ask always stands; another stands when it scores enough and every param it needs is
-    /// available or provided by an intent already chosen. Finally, an intent named outright in a heard ask
-    /// that needs what a chosen intent provides ("the incumbent's awards") joins.
+    /// best intent; framing phrases and modifiers give way to asks that stand. The best ask
+    /// always stands; another stands when it scores enough and every param it needs is
+    /// available or provided by an intent already chosen. Finally, an intent named outright in
+    /// a heard ask that needs what a chosen intent provides ("the incumbent's awards") joins.
     pub fn pick(
         &self,
         question: &str,

@@ -149,24 +149,29 @@ fn eval(name: &str, corpus: &str) -> Value {
 
 /// The floors are the scores measured on the corpora (the domains' READMEs): a regression gate,
 /// not the targets. The `first-sight*.jsonl` corpora were written blind (from the registries
-/// alone) and their questions never read while changing the planner; only the newest of each
-/// domain (retail `first-sight-6`, helpdesk `first-sight-5`) is still first sight. The older
-/// ones had their scores printed after changes (one tried change was dropped when retail
-/// `first-sight-3` fell), so they are regression corpora, not blind measures. `dev*.jsonl`
-/// (retail's `dev-seen.jsonl`, retail `dev-4` and helpdesk `dev-5` were written blind, then
-/// read) are development corpora.
+/// alone) and their questions never read while changing the planner; only the newest retail
+/// ones (`first-sight-9`, `first-sight-10`) are still first sight, run once on the code that
+/// added them. The older ones had their scores printed after changes (retail `first-sight-3`
+/// also had its failing ids, expected and planned intents printed once by this test), so they
+/// are regression corpora, not blind measures. `dev*.jsonl` (retail's `dev-seen.jsonl`, retail
+/// `dev-4` and `dev-7` and helpdesk `dev-5` were written blind, then read) are development
+/// corpora.
 /// Helpdesk has a registry, a schema and a corpus, no data: it is planned, not answered.
 #[test]
 fn the_other_domains_corpora_keep_their_scores() {
     for (name, file, intent_floor, route_floor, args_floor, refusal_floor) in [
-        ("retail", "first-sight-6.jsonl", 0.92, 0.94, 0.99, 1.0),
+        ("retail", "first-sight-10.jsonl", 0.91, 0.95, 0.97, 1.0),
+        ("retail", "first-sight-9.jsonl", 0.92, 0.94, 0.98, 1.0),
+        ("retail", "first-sight-7.jsonl", 0.92, 0.91, 0.97, 1.0),
+        ("retail", "first-sight-6.jsonl", 0.95, 0.96, 0.99, 1.0),
         ("retail", "first-sight-4.jsonl", 0.98, 0.95, 0.99, 1.0),
         ("retail", "first-sight-3.jsonl", 0.94, 0.97, 1.0, 0.83),
         ("retail", "first-sight-2.jsonl", 0.93, 0.95, 1.0, 1.0),
         ("retail", "dev-seen.jsonl", 0.98, 0.98, 1.0, 1.0),
         ("retail", "dev.jsonl", 0.99, 0.95, 1.0, 1.0),
         ("retail", "dev-2.jsonl", 0.95, 0.96, 1.0, 1.0),
-        ("helpdesk", "first-sight-5.jsonl", 0.84, 0.86, 0.99, 1.0),
+        ("helpdesk", "first-sight-6.jsonl", 0.81, 0.85, 0.98, 1.0),
+        ("helpdesk", "first-sight-5.jsonl", 0.85, 0.87, 0.99, 1.0),
         ("helpdesk", "first-sight-3.jsonl", 0.94, 0.95, 1.0, 0.83),
         ("helpdesk", "first-sight-2.jsonl", 0.85, 0.90, 1.0, 1.0),
         ("helpdesk", "first-sight.jsonl", 0.97, 0.96, 1.0, 1.0),
