@@ -1011,6 +1011,14 @@ fn list_values(
         found(index);
         last = Some(end);
         let mut j = end;
+        // A noun after a value compared with others ("b2b accounts compared with e-commerce").
+        if phrases.at(words, j).is_none()
+            && words.gap_before(j).trim().is_empty()
+            && words.gap_before(j + 1).trim().is_empty()
+            && is_versus(words.lower(j + 1))
+        {
+            j += 1;
+        }
         let gap = words.gap_before(j).trim();
         let separated = matches!(gap, "," | "/" | "&" | "+");
         let joiner = |word: &str| matches!(word, "and" | "or") || is_versus(word);

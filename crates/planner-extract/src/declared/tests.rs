@@ -180,6 +180,12 @@ fn lists_only_in_context() {
         value(&r, &x.extract("how do online versus store orders do"), "channels"),
         list(&["online", "store"])
     );
+    // A noun may follow a value compared with others.
+    assert_eq!(
+        value(&r, &x.extract("wholesale accounts versus web in 2024"), "channels"),
+        list(&["online", "wholesale"])
+    );
+    assert_eq!(value(&r, &x.extract("wholesale accounts in 2024"), "channels"), None);
     // An article may open a value after its joiner.
     assert_eq!(
         value(&r, &x.extract("sales through the web versus the stores"), "channels"),
