@@ -648,6 +648,9 @@ impl Screen {
         let about_people = people.contains(&true);
         let about_ranked = ranked.contains(&true);
         let about_firms = words.iter().any(firm);
+        // "owned by" describes a firm the question names ("vendors owned by women"), not
+        // anyone's accounts ("customers owned by Christians").
+        let names_firm = words.iter().any(|word| firm(word) && !SET_ASIDE.contains(word));
         // A protected word followed closely by a firm word, no person or relative pronoun
         // between, describes the firm ("women-owned", "veteran set-asides", "disabled veteran
         // businesses"), as does one after "owned by"; "requesters by age who opened tickets" is
@@ -685,9 +688,6 @@ impl Screen {
                 .any(|(position, word)| {
                     firm(word) && !people.get(position + 1).is_some_and(|&p| p)
                 });
-            // "owned by" describes a firm the question names ("vendors owned by women"), not
-            // anyone's accounts ("customers owned by Christians").
-            let names_firm = words.iter().any(|word| firm(word) && !SET_ASIDE.contains(word));
             followed || (names_firm && at >= 2 && words[at - 2] == "owned" && words[at - 1] == "by")
         };
         let (mut protected, mut with_people) = (0u64, 0u64);

@@ -163,10 +163,23 @@ struct Scoring {
 }
 
 impl Indexed {
+    /// The kinds the intent requires, not given in the question, whose cue word the term at
+    /// `column` is.
+    fn missing_cued<'a>(
+        &'a self,
+        column: usize,
+        available: &'a BTreeSet<ParamKind>,
+    ) -> impl Iterator<Item = ParamKind> + 'a {
+        self.cued
+            .iter()
+            .filter(move |&&(cued, kind)| cued == column && !available.contains(&kind))
+            .map(|&(_, kind)| kind)
+    }
+
     /// Whether the term at `column` is a cue word of a kind the intent requires that the
     /// question gives no value of.
     fn names_missing(&self, column: usize, available: &BTreeSet<ParamKind>) -> bool {
-        self.cued.iter().any(|&(cued, kind)| cued == column && !available.contains(&kind))
+        self.missing_cued(column, available).next().is_some()
     }
 
     /// Whether the term at `column` is a cue word of a kind the intent requires that the
@@ -179,9 +192,7 @@ impl Indexed {
         available: &BTreeSet<ParamKind>,
         scoring: &Scoring,
     ) -> bool {
-        self.cued.iter().any(|&(cued, kind)| {
-            cued == column && !available.contains(&kind) && scoring.provided.contains(&kind)
-        })
+        self.missing_cued(column, available).any(|kind| scoring.provided.contains(&kind))
     }
 }
 
@@ -575,8 +586,9 @@ impl LexicalProposer {
         }
         // A question of values alone ("platinum members in the Southwest", no other word the
         // registry knows or not), or whose known words pick nothing ("monthly numbers for
-        // BR-3003 in Q2 2024": "monthly" is another intent's, which lacks a value): the one intent that requires a distinctive kind the question
-        // gives, gets every param it requires and takes every value given is what it asks for.
+        // BR-3003 in Q2 2024": "monthly" is another intent's, which lacks a value): the one
+        // intent that requires a distinctive kind the question gives, gets every param it
+        // requires and takes every value given is what it asks for.
         // Failing that, the one intent taking a rare optional kind the question gives ("online
         // and marketplace compared in the Northeast"), on the same terms.
         if asks.is_empty() && !unknown {
@@ -1111,8 +1123,6 @@ impl LexicalProposer {
             })
     }
 
-    /// Whether a required param of the intent is not available (so its factor counted a
-    /// provider).
     /// Whether every param intent `index` requires is given or provided by one of `chosen`.
     fn supplied(&self, index: usize, available: &BTreeSet<ParamKind>, chosen: &[usize]) -> bool {
         self.intents[index].required.iter().all(|kind| {
@@ -1129,6 +1139,8 @@ impl LexicalProposer {
         })
     }
 
+    /// Whether a required param of the intent is not available (so its factor counted a
+    /// provider).
     fn needs_provider(&self, index: usize, available: &BTreeSet<ParamKind>) -> bool {
         self.intents[index].required.iter().any(|kind| !available.contains(kind))
     }

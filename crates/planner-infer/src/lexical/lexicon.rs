@@ -953,7 +953,10 @@ impl Lexicon {
         };
         let mut stems: Vec<String> = Vec::new();
         let mut positions: Vec<usize> = Vec::new();
-        let mut words = words(text).into_iter().peekable();
+        let words = words(text);
+        stems.reserve(words.len());
+        positions.reserve(words.len());
+        let mut words = words.into_iter().peekable();
         while let Some((mut word, at)) = words.next() {
             if inside(masked, at) || (word == STOP && inside(protected, at)) {
                 continue;
