@@ -163,6 +163,11 @@ struct Scoring {
 }
 
 impl Indexed {
+    /// Whether the intent takes a param of `kind`, required or optional.
+    fn takes(&self, kind: &ParamKind) -> bool {
+        self.required.contains(kind) || self.optional.contains(kind)
+    }
+
     /// The kinds the intent requires, not given in the question, whose cue word the term at
     /// `column` is.
     fn missing_cued<'a>(
@@ -569,6 +574,20 @@ impl LexicalProposer {
                 }
                 if let Some((index, score)) = self.best(&segment.columns, available, &factors, true)
                 {
+                    // An ask every term of which a pick's intent weighs, whose own fallback
+                    // takes no value that pick does not, is answered by that pick ("tier
+                    // customers in the Midwest, with their lifetime spend").
+                    let answered = lacking.is_none()
+                        && asks.iter().any(|ask| {
+                            let pick = &self.intents[ask.0];
+                            segment.columns.iter().all(|&column| pick.weights[column] > 0.0)
+                                && available.iter().all(|kind| {
+                                    !self.intents[index].takes(kind) || pick.takes(kind)
+                                })
+                        });
+                    if answered {
+                        continue;
+                    }
                     if let Some(at) = lacking {
                         if self.intents[index].required.iter().all(|kind| available.contains(kind))
                         {
@@ -594,9 +613,7 @@ impl LexicalProposer {
         if asks.is_empty() && !unknown {
             let takes_all = |intent: &Indexed| {
                 intent.required.iter().all(|kind| available.contains(kind))
-                    && available.iter().all(|kind| {
-                        intent.required.contains(kind) || intent.optional.contains(kind)
-                    })
+                    && available.iter().all(|kind| intent.takes(kind))
             };
             let anchored_by = |anchor: &dyn Fn(&Indexed) -> bool| {
                 let mut anchored = self
@@ -697,10 +714,7 @@ impl LexicalProposer {
         // segment holds such a value naming what it is about (an anchor: a code, a name) gives
         // way the same way, to the intent its own terms weigh most for ("..., and what's the
         // status of ticket REQ-120455?").
-        let takes = |index: usize, kind: &ParamKind| {
-            let intent = &self.intents[index];
-            intent.required.contains(kind) || intent.optional.contains(kind)
-        };
+        let takes = |index: usize, kind: &ParamKind| self.intents[index].takes(kind);
         let given =
             |index: usize| self.intents[index].required.iter().all(|kind| available.contains(kind));
         let telling = |kind: &ParamKind| {
@@ -735,6 +749,8 @@ impl LexicalProposer {
                 segments.iter().flat_map(|s| s.columns.iter().copied()).collect();
             if let Some(index) = instead(&unused, &columns) {
                 chosen = if keeps(only, index) { vec![only, index] } else { vec![index] };
+            } else if let Some(index) = self.taking_rare(only, available, &columns) {
+                chosen = vec![index];
             }
         } else if chosen.len() > 1 {
             for kind in available {
@@ -853,10 +869,21 @@ impl LexicalProposer {
             // The ask's words, and the words before them since the previous ask.
             let said = question.get(from..segment.end).unwrap_or("");
             from = segment.end;
-            if segment.context
-                || !refers_back(said)
-                || !self.unanswered_segment(segment, &chosen, &best)
-            {
+            // Answered by its own best pick, the ask may still say a term only one intent
+            // names or lists, that no chosen intent has ("and what was in each of those
+            // orders?").
+            let unheard: Vec<usize> = segment
+                .columns
+                .iter()
+                .copied()
+                .filter(|&column| {
+                    self.decisive[column]
+                        && self.unique[column]
+                        && chosen.iter().all(|&index| !self.intents[index].strong[column])
+                })
+                .collect();
+            let unanswered = self.unanswered_segment(segment, &chosen, &best);
+            if segment.context || !refers_back(said) || (unheard.is_empty() && !unanswered) {
                 continue;
             }
             let mut dependant: Option<(usize, f32)> = None;
@@ -865,9 +892,14 @@ impl LexicalProposer {
                 // The ask names what it wants of the dependant ("tickets"), not only how it
                 // relates ("who raised it" asks for the ticket's requester, a provided value).
                 // A term only this intent names or lists says it as its name would.
-                let names = segment.columns.iter().any(|&column| {
-                    intent.named.contains(&column) || (self.unique[column] && intent.strong[column])
-                });
+                let names = if unanswered {
+                    segment.columns.iter().any(|&column| {
+                        intent.named.contains(&column)
+                            || (self.unique[column] && intent.strong[column])
+                    })
+                } else {
+                    unheard.iter().any(|&column| intent.strong[column])
+                };
                 if !needs || !names || chosen.contains(&index) {
                     continue;
                 }
@@ -1107,6 +1139,33 @@ impl LexicalProposer {
             }
         }
         best.or(anchored_best)
+    }
+
+    /// The one intent that, instead of the lone pick `only`, takes a rare optional value the
+    /// question gives and `only` does not ("compare online vs marketplace sales in the
+    /// Northwest": the channels given say channel mix, not sales by region): every param it
+    /// requires is given, it takes every value of the question `only` takes, and the
+    /// question's terms weigh for it.
+    fn taking_rare(
+        &self,
+        only: usize,
+        available: &BTreeSet<ParamKind>,
+        columns: &[usize],
+    ) -> Option<usize> {
+        let lone = &self.intents[only];
+        let mut taking = self.intents.iter().enumerate().filter(|(index, intent)| {
+            *index != only
+                && available.iter().any(|kind| {
+                    self.rare_optional.contains(kind) && intent.takes(kind) && !lone.takes(kind)
+                })
+                && intent.required.iter().all(|kind| available.contains(kind))
+                && available.iter().all(|kind| !lone.takes(kind) || intent.takes(kind))
+                && columns.iter().any(|&column| intent.weights[column] > 0.0)
+        });
+        match (taking.next(), taking.next()) {
+            (Some((index, _)), None) => Some(index),
+            _ => None,
+        }
     }
 
     /// Whether every decisive term of `segment` is a cue word of a kind one of `chosen`

@@ -262,6 +262,27 @@ fn plan(name: &str, question: &str) -> (String, Vec<String>) {
 fn the_proposer_reads_other_domains_by_their_registry_alone() {
     for (name, question, route, intents) in [
         ("retail", "List platinum members in the Southwest", "single", &["tier_customers"][..]),
+        // Channels given say channel mix, not sales by region.
+        (
+            "retail",
+            "Compare store vs online sales in the Southeast during 2024",
+            "single",
+            &["channel_mix"],
+        ),
+        // A term only one intent lists, said of what the first ask gave.
+        (
+            "retail",
+            "What did \"Cedar Valley Provisions\" buy in 2024, and what was in each of those orders?",
+            "plan",
+            &["customer_orders", "order_detail"],
+        ),
+        // An attribute the pick itself lists is no second ask.
+        (
+            "retail",
+            "gold tier customers and up in the Southeast, with their lifetime spend",
+            "single",
+            &["tier_customers"],
+        ),
         (
             "retail",
             "What's the weather going to be in the Pacific Northwest this weekend?",
