@@ -627,13 +627,19 @@ impl Screen {
     /// Screens a question whose input shape is valid. `extraction` is the extractors' output
     /// for the same text; agency spans are masked before matching.
     pub fn check(&self, question: &str, extraction: &Extraction) -> Option<Refusal> {
-        let text = masked(question, extraction);
-        let words = question_words(&text);
-        self.verdict(&words, &hits(&words))
+        // A people noun inside a name ("gold members") still says who the question is about,
+        // but the name qualifies it: ranking them is ranking the name's rows.
+        let noun = |word: &str| self.people.contains(word) || self.subjects.contains(word);
+        let (text, kept) = masked(question, extraction, &noun);
+        let spans = word_spans(&text);
+        let words: Vec<&str> = spans.iter().map(|&(_, word)| word).collect();
+        let named: Vec<bool> = spans.iter().map(|(start, _)| kept.contains(start)).collect();
+        self.verdict(&words, &named, &hits(&words))
     }
 
-    /// The verdict on a question's words, given the phrases they contain.
-    fn verdict(&self, words: &[&str], hits: &[Hit]) -> Option<Refusal> {
+    /// The verdict on a question's words (`named`: said inside a name), given the phrases they
+    /// contain.
+    fn verdict(&self, words: &[&str], named: &[bool], hits: &[Hit]) -> Option<Refusal> {
         let firm = |word: &&str| self.firms.contains(*word);
         // A people noun followed closely by a firm word modifies it ("staff augmentation
         // vendors", "staffing firms"): the subject is the firm.
@@ -642,9 +648,11 @@ impl Screen {
         };
         // `ranked` holds the people nouns whose ranking is refused; `people` adds the plane
         // subjects, whose protected attributes are.
-        let ranked: Vec<bool> = (0..words.len()).map(|at| subject(at, &self.people)).collect();
-        let people: Vec<bool> =
-            (0..words.len()).map(|at| ranked[at] || subject(at, &self.subjects)).collect();
+        let ranked: Vec<bool> =
+            (0..words.len()).map(|at| !named[at] && subject(at, &self.people)).collect();
+        let people: Vec<bool> = (0..words.len())
+            .map(|at| ranked[at] || subject(at, &self.subjects) || subject(at, &self.people))
+            .collect();
         let about_people = people.contains(&true);
         let about_ranked = ranked.contains(&true);
         let about_firms = words.iter().any(firm);
@@ -702,7 +710,10 @@ impl Screen {
                     }
                 }
                 Group::WithPeople(n) => {
-                    if about_people && !attached(at, len) {
+                    // Right after a people noun it is theirs ("requesters over 50 who raise
+                    // the most tickets").
+                    let theirs = at > 0 && people[at - 1];
+                    if about_people && (theirs || !attached(at, len)) {
                         with_people |= 1 << n;
                     }
                 }
@@ -781,26 +792,58 @@ fn is_name(kind: ParamKind) -> bool {
 }
 
 /// The lower-cased question with the names (agencies, dictionary values, quoted names) blanked
-/// out.
-fn masked(question: &str, extraction: &Extraction) -> String {
+/// out, but for their words `keep` holds, whose starts are returned too.
+fn masked(
+    question: &str,
+    extraction: &Extraction,
+    keep: &dyn Fn(&str) -> bool,
+) -> (String, Vec<usize>) {
     let mut text = question.to_lowercase();
+    let mut kept = Vec::new();
     if text.len() == question.len() {
         for mention in extraction.params.iter().filter(|it| is_name(it.kind)) {
-            if text.is_char_boundary(mention.span.start) && text.is_char_boundary(mention.span.end)
-            {
-                text.replace_range(
-                    mention.span.start..mention.span.end,
-                    &" ".repeat(mention.span.end - mention.span.start),
-                );
+            let (start, end) = (mention.span.start, mention.span.end);
+            let Some(name) = text.get(start..end) else { continue };
+            let mut blanked = String::with_capacity(name.len());
+            for (at, word) in word_spans(name) {
+                blanked.extend(std::iter::repeat_n(' ', at - blanked.len()));
+                if keep(word) {
+                    kept.push(start + at);
+                    blanked.push_str(word);
+                } else {
+                    blanked.extend(std::iter::repeat_n(' ', word.len()));
+                }
             }
+            blanked.extend(std::iter::repeat_n(' ', name.len() - blanked.len()));
+            text.replace_range(start..end, &blanked);
         }
     }
-    text
+    (text, kept)
 }
 
 /// The words of a lower-cased question: runs of letters and digits.
 fn question_words(text: &str) -> Vec<&str> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|it| !it.is_empty()).collect()
+    word_spans(text).into_iter().map(|(_, word)| word).collect()
+}
+
+/// The words of a text with the byte offsets they start at.
+fn word_spans(text: &str) -> Vec<(usize, &str)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    for (at, c) in text.char_indices() {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                spans.push((from, &text[from..at]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(from) = start {
+        spans.push((from, &text[from..]));
+    }
+    spans
 }
 
 /// Words that qualify firms or awards by a set-aside programme or an ownership category.
@@ -961,7 +1004,7 @@ mod tests {
             questions.push(format!("Which {phrase} staff are cleared"));
         }
         for question in &questions {
-            let text = masked(question, &planner_extract::extract(question));
+            let (text, _) = masked(question, &planner_extract::extract(question), &|_| false);
             let words = question_words(&text);
             let mut indexed = hits(&words);
             indexed.sort_unstable();
@@ -1033,6 +1076,47 @@ columns = [{ name = "name", type = "text" }, { name = "spent", type = "decimal" 
         .unwrap();
         let question = "List customers by age";
         assert!(Screen::new(&aged).check(question, &planner_extract::extract(question)).is_some());
+        // An age right after them is theirs, whatever firm word follows.
+        assert!(check("Which customers over 50 spent the most?").is_some());
+    }
+
+    #[test]
+    fn a_people_noun_inside_a_name_still_says_who_is_asked_about() {
+        let text = r#"
+[registry]
+node_cap = 6
+default_k = 11
+allowed_schemas = ["shop"]
+
+[planes]
+shop = { tenant = false, schemas = ["shop"] }
+
+[kinds.tier]
+type = "dictionary"
+label = "tier"
+values = [{ value = "gold", aliases = ["gold members"] }]
+
+[params]
+tier = { kind = "tier" }
+
+[[intent]]
+name = "tier_customers"
+description = "Customers in one tier."
+plane = "shop"
+params = [{ name = "tier" }]
+sql = "SELECT c.name FROM shop.customer AS c WHERE c.tier = $1::text"
+columns = [{ name = "name", type = "text" }]
+"#;
+        let registry = Registry::from_toml(text, "shop.toml").unwrap();
+        let screen = Screen::new(&registry);
+        let check = |question: &str| {
+            let extraction = planner_extract::Extractor::new(&registry).extract(question);
+            screen.check(question, &extraction).map(Refusal::label)
+        };
+        assert!(check("How many of our gold members are over 65?").is_some());
+        // The name qualifies them: listing or ranking a tier's rows is no ranking of people.
+        assert_eq!(check("top 5 gold members"), None);
+        assert_eq!(check("List the gold members"), None);
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub struct Catalog {
     /// Each identifier (uuid) kind's label nouns ("order" of "order id"): what "that order"
     /// points at.
     nouns: Vec<(ParamKind, Vec<String>)>,
+    /// Each dictionary or list kind's label head, lower case ("region", "tier" of "customer
+    /// tier"): said right after a value of the kind ("the Northwest region"), part of it.
+    heads: Vec<(ParamKind, String)>,
 }
 
 /// The words that place a value of a ranked dictionary ("gold and up", "silver or higher",
@@ -49,7 +52,13 @@ impl Catalog {
     pub fn new(cards: Vec<IntentCard>) -> Catalog {
         let mut seen = BTreeSet::new();
         let cards = cards.into_iter().filter(|card| seen.insert(card.name.clone())).collect();
-        Catalog { cards, kind_words: Vec::new(), cues: Vec::new(), nouns: Vec::new() }
+        Catalog {
+            cards,
+            kind_words: Vec::new(),
+            cues: Vec::new(),
+            nouns: Vec::new(),
+            heads: Vec::new(),
+        }
     }
 
     /// This catalog, knowing `words` as the registry's words for its kinds.
@@ -83,6 +92,17 @@ impl Catalog {
     /// Each identifier (uuid) kind's label nouns ("order" of "order id"), in registry order.
     pub fn nouns(&self) -> &[(ParamKind, Vec<String>)] {
         &self.nouns
+    }
+
+    /// This catalog, knowing each dictionary or list kind's label head.
+    pub fn with_heads(mut self, heads: Vec<(ParamKind, String)>) -> Catalog {
+        self.heads = heads;
+        self
+    }
+
+    /// Each dictionary or list kind's label head ("region"), in registry order.
+    pub fn heads(&self) -> &[(ParamKind, String)] {
+        &self.heads
     }
 
     /// The cards, in registry order.
@@ -160,6 +180,7 @@ impl Catalog {
         let mut words = Vec::new();
         let mut code_cues = Vec::new();
         let mut nouns = Vec::new();
+        let mut heads = Vec::new();
         for spec in registry.kinds() {
             if let planner_registry::KindBody::Code { cues, .. } = &spec.body {
                 code_cues.push((spec.kind, cues.clone()));
@@ -185,6 +206,13 @@ impl Catalog {
                     .collect();
                 nouns.push((spec.kind, label));
             }
+            if let planner_registry::KindBody::Dictionary { .. }
+            | planner_registry::KindBody::List { .. } = &spec.body
+                && let Some(head) =
+                    spec.label.split(|c: char| !c.is_alphanumeric()).rfind(|word| !word.is_empty())
+            {
+                heads.push((spec.kind, head.to_lowercase()));
+            }
             words.push(spec.label.clone());
             match &spec.body {
                 planner_registry::KindBody::Code { cues, .. }
@@ -200,6 +228,10 @@ impl Catalog {
                 _ => {}
             }
         }
-        Catalog::new(cards).with_kind_words(words).with_cues(code_cues).with_nouns(nouns)
+        Catalog::new(cards)
+            .with_kind_words(words)
+            .with_cues(code_cues)
+            .with_nouns(nouns)
+            .with_heads(heads)
     }
 }

@@ -126,6 +126,9 @@ pub struct LexicalProposer {
     /// identifier kind's label nouns ("order" of an order id): what "my incident" or "that
     /// order" points at.
     cues: Vec<(ParamKind, Vec<String>)>,
+    /// Each dictionary or list kind's label head, as a term ("region"): said right after a
+    /// value of the kind ("in the Northwest region"), it is part of the value, not an ask.
+    heads: Vec<(ParamKind, String)>,
     /// The term columns of every code kind's cues, with the kind.
     thing_terms: Vec<(usize, ParamKind)>,
 }
@@ -454,6 +457,14 @@ impl LexicalProposer {
             .filter(|term| !term.starts_with(['|', '@']))
             .map(std::borrow::Cow::into_owned)
             .collect();
+        let heads = catalog
+            .heads()
+            .iter()
+            .filter_map(|(kind, head)| {
+                let term = lexicon.terms(head, &[], &[]).into_iter().next()?;
+                Some((*kind, term.into_owned()))
+            })
+            .collect();
         let mut requiring: BTreeMap<ParamKind, usize> = BTreeMap::new();
         for intent in &intents {
             for &kind in &intent.required {
@@ -503,6 +514,7 @@ impl LexicalProposer {
                 .collect(),
             quantity: columns.iter().map(|term| QUANTITY_TERMS.contains(term)).collect(),
             thing_terms,
+            heads,
         }
     }
 
@@ -1026,6 +1038,7 @@ impl LexicalProposer {
                 lexicon::FRAME => current.opens_with_frame = current.columns.is_empty(),
                 lexicon::MODIFIER => current.opens_with_modifier = current.columns.is_empty(),
                 lexicon::FOREIGN => current.foreign = true,
+                _ if self.labels_value(question, masks, &term, at) => {}
                 _ => match self.terms.get(term.as_ref()) {
                     Some(&column) => {
                         if !current.columns.contains(&column)
@@ -1055,6 +1068,18 @@ impl LexicalProposer {
         (segments, unknown)
     }
 
+    /// Whether `term`, said at byte `at`, is the label head of the kind of a value that ends
+    /// right before it ("the Northwest region").
+    fn labels_value(&self, question: &str, masks: &Masks, term: &str, at: usize) -> bool {
+        self.heads.iter().any(|(kind, head)| {
+            head == term
+                && masks.ends.iter().any(|&(end, valued)| {
+                    valued == *kind
+                        && question.get(end..at).is_some_and(|gap| gap.trim().is_empty())
+                })
+        })
+    }
+
     /// The intent with the best score on these columns. A candidate needs a decisive term that
     /// is strong for it (name or keyword), and a raw gain of [`FIRST_GAIN`] ([`CLARIFY_GAIN`]
     /// when it lacks a param nothing can provide). The score is the gain times the param factor
@@ -1068,6 +1093,11 @@ impl LexicalProposer {
     ) -> Option<(usize, f32)> {
         let mut best: Option<(usize, f32)> = None;
         let mut anchored_best: Option<(usize, f32)> = None;
+        // An ask that ranks ("which items brought in the most", a superlative heard as
+        // `top`) is answered by an intent that ranks, when one qualifies: a total that
+        // takes more of the question's values does not rank anything.
+        let ranking = self.terms.get("top").filter(|column| columns.contains(column));
+        let mut ranked_best: Option<(usize, f32)> = None;
         for (index, intent) in self.intents.iter().enumerate() {
             let mut gain = 0.0;
             let mut decided = false;
@@ -1137,8 +1167,14 @@ impl LexicalProposer {
             if slot.is_none_or(|(_, top)| score > top) {
                 *slot = Some((index, score));
             }
+            if !fallback
+                && ranking.is_some_and(|&column| intent.weights[column] > 0.0)
+                && ranked_best.is_none_or(|(_, top)| score > top)
+            {
+                ranked_best = Some((index, score));
+            }
         }
-        best.or(anchored_best)
+        ranked_best.or(best).or(anchored_best)
     }
 
     /// The one intent that, instead of the lone pick `only`, takes a rare optional value the
@@ -1296,6 +1332,8 @@ struct Masks {
     masked: Vec<Range>,
     times: Vec<Range>,
     protected: Vec<Range>,
+    /// Where each value ends, with its kind.
+    ends: Vec<(usize, ParamKind)>,
 }
 
 impl Masks {
@@ -1307,6 +1345,7 @@ impl Masks {
             masked: ranges(&|span| span.kind.is_anchor()),
             times: ranges(&|span| span.kind.is_time()),
             protected: ranges(&|_| true),
+            ends: spans.iter().map(|span| (span.end, span.kind)).collect(),
         }
     }
 }

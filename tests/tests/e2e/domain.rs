@@ -276,6 +276,20 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "plan",
             &["customer_orders", "order_detail"],
         ),
+        // A ranking ask is answered by an intent that ranks, though a total takes more of
+        // its values; a kind's label after its value ("region") is part of the value.
+        (
+            "retail",
+            "Which goods brought in the most in the Mountain West region in 2024?",
+            "single",
+            &["top_products"],
+        ),
+        (
+            "retail",
+            "Who spent the most with us in the Southeast region during 2024?",
+            "single",
+            &["top_customers"],
+        ),
         // An attribute the pick itself lists is no second ask.
         (
             "retail",
