@@ -185,8 +185,10 @@ impl Catalog {
             if let planner_registry::KindBody::Code { cues, .. } = &spec.body {
                 code_cues.push((spec.kind, cues.clone()));
             }
-            if let planner_registry::KindBody::Uuid = &spec.body {
-                let label: Vec<String> = spec
+            if let planner_registry::KindBody::Uuid
+            | planner_registry::KindBody::QuotedText { .. } = &spec.body
+            {
+                let mut label: Vec<String> = spec
                     .label
                     .split(|c: char| !c.is_alphanumeric())
                     .filter(|word| {
@@ -200,10 +202,24 @@ impl Catalog {
                                     | "its"
                                     | "the"
                                     | "of"
+                                    | "name"
+                                    | "title"
+                                    | "text"
                             )
                     })
                     .map(str::to_lowercase)
                     .collect();
+                // A name a plane's people go by: they are pointed at by the plane's nouns
+                // for them too ("that buyer", "this employee").
+                if let planner_registry::KindBody::QuotedText { .. } = &spec.body {
+                    for plane in people_planes(registry, spec.kind) {
+                        for noun in &registry.plane(plane).people {
+                            if !label.contains(noun) {
+                                label.push(noun.clone());
+                            }
+                        }
+                    }
+                }
                 nouns.push((spec.kind, label));
             }
             if let planner_registry::KindBody::Dictionary { .. }
@@ -234,4 +250,24 @@ impl Catalog {
             .with_nouns(nouns)
             .with_heads(heads)
     }
+}
+
+/// The planes of the query intents that require a param of `kind`, each once, in registry
+/// order.
+fn people_planes(
+    registry: &planner_registry::Registry,
+    kind: ParamKind,
+) -> Vec<planner_registry::PlaneId> {
+    let mut planes = Vec::new();
+    for intent in registry.intents() {
+        let planner_registry::IntentBody::Query(query) = &intent.body else { continue };
+        let requires = intent.params.iter().any(|param| {
+            param.kind == kind
+                && matches!(param.requirement, planner_registry::Requirement::Required)
+        });
+        if requires && !planes.contains(&query.plane) {
+            planes.push(query.plane);
+        }
+    }
+    planes
 }

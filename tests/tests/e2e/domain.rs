@@ -548,6 +548,16 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
         ("retail", "Is TE-2003 moving this year?", "single", &["product_sales"]),
         ("retail", "money handed back to shoppers in Q2 2025", "single", &["returns_summary"]),
         ("retail", "How did that territory do in 2024?", "clarify", &[]),
+        // A name's kind is pointed at by the nouns its plane's people go by, too.
+        ("retail", "What did that shopper buy in Q3 2024?", "clarify", &[]),
+        ("helpdesk", "Which cases did this technician log in 2025?", "clarify", &[]),
+        // What "we still have" is stock.
+        (
+            "retail",
+            "List what order 76c90bcb-76ad-4e35-b13b-003bdd57a96d held, and how much of it we still have",
+            "plan",
+            &["order_detail", "stock_levels"],
+        ),
         ("retail", "Which customers are owned by Christians?", "refused", &[]),
         // Known words that pick nothing leave the values to decide.
         ("retail", "monthly figures for TE-2002, Q1 2025", "single", &["product_sales"]),

@@ -387,6 +387,11 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("short on", &["stock"]),
     ("out of stock", &["stock"]),
     ("shelf", &["stock"]),
+    ("still have", &["stock"]),
+    ("still hold", &["stock"]),
+    ("still got", &["stock"]),
+    ("have left", &["stock"]),
+    ("got left", &["stock"]),
     ("shelves", &["stock"]),
     // Buying.
     ("picked up", &["buy"]),
