@@ -556,7 +556,7 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "retail",
             "List what order 76c90bcb-76ad-4e35-b13b-003bdd57a96d held, and how much of it we still have",
             "plan",
-            &["order_detail", "stock_levels"],
+            &["stock_levels", "order_detail"],
         ),
         ("retail", "Which customers are owned by Christians?", "refused", &[]),
         // Known words that pick nothing leave the values to decide.
