@@ -39,6 +39,9 @@ pub struct Catalog {
     /// Each dictionary or list kind's label head, lower case ("region", "tier" of "customer
     /// tier"): said right after a value of the kind ("the Northwest region"), part of it.
     heads: Vec<(ParamKind, String)>,
+    /// The words of the list kinds' values and aliases ("online", "web"), lower case: said
+    /// outside a list, still the registry's words.
+    value_words: Vec<String>,
 }
 
 /// The words that place a value of a ranked dictionary ("gold and up", "silver or higher",
@@ -58,6 +61,7 @@ impl Catalog {
             cues: Vec::new(),
             nouns: Vec::new(),
             heads: Vec::new(),
+            value_words: Vec::new(),
         }
     }
 
@@ -103,6 +107,17 @@ impl Catalog {
     /// Each dictionary or list kind's label head ("region"), in registry order.
     pub fn heads(&self) -> &[(ParamKind, String)] {
         &self.heads
+    }
+
+    /// This catalog, knowing the words of its list kinds' values.
+    pub fn with_value_words(mut self, words: Vec<String>) -> Catalog {
+        self.value_words = words;
+        self
+    }
+
+    /// The words of the list kinds' values and aliases, sorted, each once.
+    pub fn value_words(&self) -> &[String] {
+        &self.value_words
     }
 
     /// The cards, in registry order.
@@ -181,6 +196,7 @@ impl Catalog {
         let mut code_cues = Vec::new();
         let mut nouns = Vec::new();
         let mut heads = Vec::new();
+        let mut value_words: Vec<String> = Vec::new();
         for spec in registry.kinds() {
             if let planner_registry::KindBody::Code { cues, .. } = &spec.body {
                 code_cues.push((spec.kind, cues.clone()));
@@ -229,6 +245,10 @@ impl Catalog {
             {
                 heads.push((spec.kind, head.to_lowercase()));
             }
+            if let planner_registry::KindBody::List { entries, .. } = &spec.body {
+                let aliases = entries.iter().flat_map(|entry| &entry.aliases);
+                value_words.extend(aliases.flat_map(|alias| alias.words.iter().cloned()));
+            }
             words.push(spec.label.clone());
             match &spec.body {
                 planner_registry::KindBody::Code { cues, .. }
@@ -249,6 +269,11 @@ impl Catalog {
             .with_cues(code_cues)
             .with_nouns(nouns)
             .with_heads(heads)
+            .with_value_words({
+                value_words.sort_unstable();
+                value_words.dedup();
+                value_words
+            })
     }
 }
 

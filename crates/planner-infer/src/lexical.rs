@@ -129,6 +129,9 @@ pub struct LexicalProposer {
     /// Each dictionary or list kind's label head, as a term ("region"): said right after a
     /// value of the kind ("in the Northwest region"), it is part of the value, not an ask.
     heads: Vec<(ParamKind, String)>,
+    /// The stems of the list kinds' value words ("onlin"), sorted: outside a list they are
+    /// no measure the registry does not know.
+    value_words: Vec<String>,
     /// The term columns of every code kind's cues, with the kind.
     thing_terms: Vec<(usize, ParamKind)>,
 }
@@ -231,6 +234,16 @@ struct Segment {
     /// A framing phrase ("For the Army recompete under 541512, ...") or a modifier ("by
     /// availability"): context, not an ask, when the question has other asks.
     context: bool,
+    /// Where its first unknown word and its first term start, and its last unknown word
+    /// before that term (not a list value's word).
+    first_unknown: Option<usize>,
+    first_known: Option<usize>,
+    last_unknown: Option<usize>,
+    /// It asks for a measure the registry does not know of a thing it knows: an unknown
+    /// word first, then a preposition with no unknown word after it (a list value's aside)
+    /// before the terms ("average delivery time for online orders", "gross margin by product
+    /// category"; not "enough of the oat milk in the warehouses").
+    measured: bool,
 }
 
 /// What the lexical proposer makes of a question.
@@ -465,6 +478,10 @@ impl LexicalProposer {
                 Some((*kind, term.into_owned()))
             })
             .collect();
+        let mut value_words: Vec<String> =
+            catalog.value_words().iter().map(|word| lexicon::stem(word)).collect();
+        value_words.sort_unstable();
+        value_words.dedup();
         let mut requiring: BTreeMap<ParamKind, usize> = BTreeMap::new();
         for intent in &intents {
             for &kind in &intent.required {
@@ -515,6 +532,7 @@ impl LexicalProposer {
             quantity: columns.iter().map(|term| QUANTITY_TERMS.contains(term)).collect(),
             thing_terms,
             heads,
+            value_words,
         }
     }
 
@@ -551,6 +569,12 @@ impl LexicalProposer {
             .enumerate()
             .filter_map(|(position, segment)| {
                 let (index, score) = self.best(&segment.columns, available, &factors, false)?;
+                // A measure the registry does not know, of a thing whose value is not given,
+                // is not that thing's intent (asking which one would not answer it).
+                let lacking = !self.intents[index].required.iter().all(|k| available.contains(k));
+                if segment.measured && lacking {
+                    return None;
+                }
                 Some((index, score, segment.context, position))
             })
             .collect();
@@ -1041,6 +1065,7 @@ impl LexicalProposer {
                 _ if self.labels_value(question, masks, &term, at) => {}
                 _ => match self.terms.get(term.as_ref()) {
                     Some(&column) => {
+                        current.first_known.get_or_insert(at);
                         if !current.columns.contains(&column)
                             && (!in_time(at) || !lexicon::is_time_word(&term))
                         {
@@ -1048,7 +1073,19 @@ impl LexicalProposer {
                         }
                     }
                     None => {
-                        current.unknown |= !in_value(at) && !self.kind_words.contains(term.as_ref())
+                        let unknown = !in_value(at) && !self.kind_words.contains(term.as_ref());
+                        if unknown {
+                            current.first_unknown.get_or_insert(at);
+                            if current.first_known.is_none()
+                                && self
+                                    .value_words
+                                    .binary_search_by(|w| w.as_str().cmp(&term))
+                                    .is_err()
+                            {
+                                current.last_unknown = Some(at);
+                            }
+                        }
+                        current.unknown |= unknown
                     }
                 },
             }
@@ -1061,6 +1098,18 @@ impl LexicalProposer {
         for segment in &mut segments {
             if segment.unknown && segment.columns.iter().all(|&c| self.quantity[c]) {
                 segment.columns.clear();
+            }
+            if let (Some(first), Some(unknown), Some(known)) =
+                (segment.first_unknown, segment.last_unknown, segment.first_known)
+            {
+                segment.measured = first < known
+                    && question.get(unknown..known).is_some_and(|between| {
+                        between.split(|c: char| !c.is_alphanumeric()).any(|word| {
+                            ["for", "of", "per", "by", "on"]
+                                .iter()
+                                .any(|preposition| word.eq_ignore_ascii_case(preposition))
+                        })
+                    });
             }
         }
         let unknown = segments.iter().any(|segment| segment.unknown || segment.foreign);

@@ -551,6 +551,10 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
         // A name's kind is pointed at by the nouns its plane's people go by, too.
         ("retail", "What did that shopper buy in Q3 2024?", "clarify", &[]),
         ("helpdesk", "Which cases did this technician log in 2025?", "clarify", &[]),
+        // A measure the registry does not know, of a thing it knows, is not that thing's
+        // intent; an unknown thing before the known words is what the user is asked for.
+        ("retail", "What is the average basket size for wholesale orders?", "unplannable", &[]),
+        ("retail", "Do we have enough of the cold brew in the depots?", "clarify", &[]),
         // What "we still have" is stock.
         (
             "retail",
