@@ -550,7 +550,7 @@ impl LexicalProposer {
         available: &BTreeSet<ParamKind>,
         spans: &[ParamSpan],
     ) -> LexicalPick {
-        let (mut segments, unknown) = self.segments(question, &Masks::of(spans));
+        let (mut segments, unknown, foreign) = self.segments(question, &Masks::of(spans));
         // Beside other asks, an ask of quantity words around a count ("Largest buyers in the
         // Midwest, top 6") says how many of them, not what.
         if segments.len() > 1 {
@@ -646,7 +646,16 @@ impl LexicalProposer {
         // requires and takes every value given is what it asks for.
         // Failing that, the one intent taking a rare optional kind the question gives ("online
         // and marketplace compared in the Northeast"), on the same terms.
-        if asks.is_empty() && !unknown {
+        // An identifier only one intent requires ("what's inside <order id>") says what a
+        // question of words the registry does not know asks for, unless it asks to do
+        // something else.
+        let identified = !foreign
+            && available.iter().any(|kind| {
+                identifies(*kind)
+                    && self.intents.iter().filter(|intent| intent.required.contains(kind)).count()
+                        == 1
+            });
+        if asks.is_empty() && (!unknown || identified) {
             let takes_all = |intent: &Indexed| {
                 intent.required.iter().all(|kind| available.contains(kind))
                     && available.iter().all(|kind| intent.takes(kind))
@@ -980,7 +989,7 @@ impl LexicalProposer {
             .filter(|(_, intent)| names.contains(&intent.name))
             .map(|(index, _)| index)
             .collect();
-        let (segments, _) = self.segments(question, &Masks::of(spans));
+        let (segments, ..) = self.segments(question, &Masks::of(spans));
         let factors = self.factors(available);
         let best: Vec<(usize, usize)> = segments
             .iter()
@@ -1033,9 +1042,9 @@ impl LexicalProposer {
             })
     }
 
-    /// The question's segments, as term columns, and whether it says a word the registry does
-    /// not or asks for something else entirely.
-    fn segments(&self, question: &str, masks: &Masks) -> (Vec<Segment>, bool) {
+    /// The question's segments, as term columns; whether it says a word the registry does not
+    /// or asks for something else entirely; and whether it asks for something else entirely.
+    fn segments(&self, question: &str, masks: &Masks) -> (Vec<Segment>, bool, bool) {
         let mut segments = vec![Segment { end: question.len(), ..Segment::default() }];
         let mut opened = false;
         let in_time = |at: usize| inside(&masks.times, at);
@@ -1112,9 +1121,10 @@ impl LexicalProposer {
                     });
             }
         }
-        let unknown = segments.iter().any(|segment| segment.unknown || segment.foreign);
+        let foreign = segments.iter().any(|segment| segment.foreign);
+        let unknown = foreign || segments.iter().any(|segment| segment.unknown);
         segments.retain(|segment| !segment.columns.is_empty() && !segment.foreign);
-        (segments, unknown)
+        (segments, unknown, foreign)
     }
 
     /// Whether `term`, said at byte `at`, is the label head of the kind of a value that ends
@@ -1438,6 +1448,18 @@ fn pointed_at(question: &str, cues: &[String], picked: Option<&str>) -> bool {
         since = if pointer { Some(0) } else { since.map(|n| n + 1).filter(|&n| n < 2) };
     }
     pointed
+}
+
+/// Whether a value of `kind` names one thing of its own (an id, a code, a quoted name), not a
+/// category of things.
+fn identifies(kind: ParamKind) -> bool {
+    match kind {
+        ParamKind::Uuid | ParamKind::Uei => true,
+        ParamKind::Declared(kind) => {
+            matches!(kind.ty(), KindType::Uuid | KindType::Code | KindType::QuotedText)
+        }
+        _ => false,
+    }
 }
 
 /// Whether `text` refers back to something named before it ("they", "its", "the same").

@@ -555,6 +555,20 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
         // intent; an unknown thing before the known words is what the user is asked for.
         ("retail", "What is the average basket size for wholesale orders?", "unplannable", &[]),
         ("retail", "Do we have enough of the cold brew in the depots?", "clarify", &[]),
+        // An identifier only one intent requires says what words the registry does not know
+        // ask for.
+        (
+            "retail",
+            "What's in the box for 76c90bcb-76ad-4e35-b13b-003bdd57a96d?",
+            "single",
+            &["order_detail"],
+        ),
+        (
+            "helpdesk",
+            "anything \"Noah Kim\" has reported to IT lately",
+            "single",
+            &["requester_tickets"],
+        ),
         // What "we still have" is stock.
         (
             "retail",
