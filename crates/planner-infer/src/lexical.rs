@@ -239,6 +239,9 @@ struct Segment {
     first_unknown: Option<usize>,
     first_known: Option<usize>,
     last_unknown: Option<usize>,
+    /// What it asks for is the business's own staff, a word the registry does not know
+    /// ("which agent ...").
+    asks_unknown: bool,
     /// It asks for a measure the registry does not know of a thing it knows: an unknown
     /// word first, then a preposition with no unknown word after it (a list value's aside)
     /// before the terms ("average delivery time for online orders", "gross margin by product
@@ -573,6 +576,12 @@ impl LexicalProposer {
                 // is not that thing's intent (asking which one would not answer it).
                 let lacking = !self.intents[index].required.iter().all(|k| available.contains(k));
                 if segment.measured && lacking {
+                    return None;
+                }
+                // A ranking of staff the registry does not know ("which agent closed the
+                // most tickets") is no ranking an intent makes.
+                let ranks = self.terms.get("top").is_some_and(|top| segment.columns.contains(top));
+                if segment.asks_unknown && ranks {
                     return None;
                 }
                 Some((index, score, segment.context, position))
@@ -1085,6 +1094,15 @@ impl LexicalProposer {
                         let unknown = !in_value(at) && !self.kind_words.contains(term.as_ref());
                         if unknown {
                             current.first_unknown.get_or_insert(at);
+                            current.asks_unknown |= is_staff(&term)
+                                && question.get(..at).is_some_and(|before| {
+                                    let before = before.trim_end();
+                                    before.len() >= 5
+                                        && before.is_char_boundary(before.len() - 5)
+                                        && before[before.len() - 5..].eq_ignore_ascii_case("which")
+                                        && !before[..before.len() - 5]
+                                            .ends_with(|c: char| c.is_alphanumeric())
+                                });
                             if current.first_known.is_none()
                                 && self
                                     .value_words
@@ -1448,6 +1466,29 @@ fn pointed_at(question: &str, cues: &[String], picked: Option<&str>) -> bool {
         since = if pointer { Some(0) } else { since.map(|n| n + 1).filter(|&n| n < 2) };
     }
     pointed
+}
+
+/// The people who work for a business, whom a registry's intents rank only if they name
+/// them.
+const STAFF: &[&str] = &[
+    "agent",
+    "technician",
+    "tech",
+    "employee",
+    "staffer",
+    "worker",
+    "rep",
+    "representative",
+    "cashier",
+    "clerk",
+    "associate",
+    "salesperson",
+    "manager",
+];
+
+/// Whether the stem `term` is a word for staff ([`STAFF`]).
+fn is_staff(term: &str) -> bool {
+    STAFF.iter().any(|noun| lexicon::stem(noun) == term)
 }
 
 /// Whether a value of `kind` names one thing of its own (an id, a code, a quoted name), not a
