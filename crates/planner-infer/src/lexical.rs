@@ -792,18 +792,22 @@ impl LexicalProposer {
         let keeps = |pick: usize, other: usize| {
             available.iter().any(|kind| telling(kind) && takes(pick, kind) && !takes(other, kind))
         };
-        if let [only] = chosen[..]
-            && given(only)
-        {
+        // A lone pick lacking a value gives way the same way to an identifier's intent
+        // ("Sales history for CF-1001": the SKU's sales, not some customer's order history).
+        if let [only] = chosen[..] {
             let unused: Vec<&ParamKind> = available
                 .iter()
                 .filter(|kind| self.distinctive_kinds.contains(kind) && !takes(only, kind))
+                .filter(|kind| given(only) || identifies(**kind))
                 .collect();
             let columns: Vec<usize> =
                 segments.iter().flat_map(|s| s.columns.iter().copied()).collect();
             if let Some(index) = instead(&unused, &columns) {
-                chosen = if keeps(only, index) { vec![only, index] } else { vec![index] };
-            } else if let Some(index) = self.taking_rare(only, available, &columns) {
+                let both = given(only) && keeps(only, index);
+                chosen = if both { vec![only, index] } else { vec![index] };
+            } else if let Some(index) =
+                self.taking_rare(only, available, &columns).filter(|_| given(only))
+            {
                 chosen = vec![index];
             }
         } else if chosen.len() > 1 {

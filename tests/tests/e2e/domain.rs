@@ -569,6 +569,8 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["requester_tickets"],
         ),
+        // A lone pick lacking a value gives way to the intent an identifier given requires.
+        ("retail", "Sales history for TE-2003 in 2024", "single", &["product_sales"]),
         // A ranking of staff no intent names is no ranking an intent makes.
         ("retail", "Which cashier sold the most in 2024?", "unplannable", &[]),
         ("helpdesk", "Which technician resolved the most tickets in 2025?", "unplannable", &[]),
