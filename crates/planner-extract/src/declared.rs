@@ -70,6 +70,7 @@ const TIME_WORDS: &[&str] = &[
     "through",
     "till",
     "thru",
+    "up",
     "in",
     "during",
     "for",
@@ -1684,6 +1685,11 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
         }
         "until" | "through" | "till" | "thru" => {
             let (end, p, _) = period_part_at(words, i + 1, fy_start)?;
+            Some((end, (None, Some(p.end))))
+        }
+        // "up to the end of September 2024", "up until March".
+        "up" if matches!(words.lower(i + 1), "to" | "until" | "till" | "through") => {
+            let (end, p, _) = period_part_at(words, i + 2, fy_start)?;
             Some((end, (None, Some(p.end))))
         }
         "in" | "during" | "for" | "of" | "throughout" => {

@@ -242,6 +242,8 @@ fn date_ranges() {
         ("sales in the last quarter of 2024", range("2024-10-01", "2025-01-01")),
         ("orders since the start of 2025", range("2025-01-01", "infinity")),
         ("orders until the end of March 2025", range("-infinity", "2025-04-01")),
+        ("sales up to the end of September 2024", range("-infinity", "2024-10-01")),
+        ("returns up until March 2025", range("-infinity", "2025-04-01")),
         ("from the beginning of 2024 to the end of Q1 2025", range("2024-01-01", "2025-04-01")),
         // A part of a year with no preposition before it.
         ("revenue by month, first half of 2024", range("2024-01-01", "2024-07-01")),
@@ -468,6 +470,7 @@ const PIECES: &[&str] = &[
     "after",
     "before",
     "until",
+    "up",
     "during",
     "gold",
     "or above",
