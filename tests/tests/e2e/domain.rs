@@ -571,6 +571,14 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
         ),
         // A lone pick lacking a value gives way to the intent an identifier given requires.
         ("retail", "Sales history for TE-2003 in 2024", "single", &["product_sales"]),
+        // "How quickly" is how fast; "at the moment" is now.
+        (
+            "helpdesk",
+            "How quickly does the NOC get tickets resolved?",
+            "single",
+            &["resolution_times"],
+        ),
+        ("helpdesk", "Who has PH-40016 at the moment?", "single", &["asset_info"]),
         // A ranking of staff no intent names is no ranking an intent makes.
         ("retail", "Which cashier sold the most in 2024?", "unplannable", &[]),
         ("helpdesk", "Which technician resolved the most tickets in 2025?", "unplannable", &[]),

@@ -285,6 +285,9 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("consultant", &["bench"]),
     // A kind of service a vendor sells, not people.
     ("staff augmentation", &[]),
+    // Now.
+    ("at the moment", &[]),
+    ("at present", &[]),
     ("recruit", &["bench"]),
     ("cleared staff", &["bench", "clearance"]),
     ("cleared people", &["bench", "clearance"]),
@@ -387,6 +390,8 @@ const THESAURUS: &[(&str, &[&str])] = &[
     ("short on", &["stock"]),
     ("out of stock", &["stock"]),
     ("shelf", &["stock"]),
+    ("how quickly", &["fast"]),
+    ("how quick", &["fast"]),
     ("still have", &["stock"]),
     ("still hold", &["stock"]),
     ("still got", &["stock"]),
