@@ -987,7 +987,7 @@ fn compared(words: &Words<'_>, from: usize, to: usize) -> bool {
 }
 
 fn is_versus(word: &str) -> bool {
-    matches!(word, "vs" | "versus" | "compared" | "compare" | "compares")
+    matches!(word, "vs" | "versus" | "compared" | "compare" | "compares" | "against")
 }
 
 /// Whether words `from..to`, holding `values` list values, are two values or more written in

@@ -180,6 +180,10 @@ fn lists_only_in_context() {
         value(&r, &x.extract("how do online versus store orders do"), "channels"),
         list(&["online", "store"])
     );
+    assert_eq!(
+        value(&r, &x.extract("wholesale against in store, since May"), "channels"),
+        list(&["store", "wholesale"])
+    );
     // A noun may follow a value compared with others.
     assert_eq!(
         value(&r, &x.extract("wholesale accounts versus web in 2024"), "channels"),
