@@ -241,7 +241,10 @@ struct Segment {
     last_unknown: Option<usize>,
     /// What it asks for is the business's own staff, a word the registry does not know
     /// ("which agent ...").
-    asks_unknown: bool,
+    asks_staff: bool,
+    /// What it asks for is a party outside the business the registry does not know
+    /// ("which supplier ...").
+    asks_outsider: bool,
     /// It asks for a measure the registry does not know of a thing it knows: an unknown
     /// word first, then a preposition with no unknown word after it (a list value's aside)
     /// before the terms ("average delivery time for online orders", "gross margin by product
@@ -581,7 +584,7 @@ impl LexicalProposer {
                 // A ranking of staff the registry does not know ("which agent closed the
                 // most tickets") is no ranking an intent makes.
                 let ranks = self.terms.get("top").is_some_and(|top| segment.columns.contains(top));
-                if segment.asks_unknown && ranks {
+                if (segment.asks_staff && ranks) || segment.asks_outsider {
                     return None;
                 }
                 Some((index, score, segment.context, position))
@@ -1098,15 +1101,16 @@ impl LexicalProposer {
                         let unknown = !in_value(at) && !self.kind_words.contains(term.as_ref());
                         if unknown {
                             current.first_unknown.get_or_insert(at);
-                            current.asks_unknown |= is_staff(&term)
-                                && question.get(..at).is_some_and(|before| {
-                                    let before = before.trim_end();
-                                    before.len() >= 5
-                                        && before.is_char_boundary(before.len() - 5)
-                                        && before[before.len() - 5..].eq_ignore_ascii_case("which")
-                                        && !before[..before.len() - 5]
-                                            .ends_with(|c: char| c.is_alphanumeric())
-                                });
+                            let asked = question.get(..at).is_some_and(|before| {
+                                let before = before.trim_end();
+                                before.len() >= 5
+                                    && before.is_char_boundary(before.len() - 5)
+                                    && before[before.len() - 5..].eq_ignore_ascii_case("which")
+                                    && !before[..before.len() - 5]
+                                        .ends_with(|c: char| c.is_alphanumeric())
+                            });
+                            current.asks_staff |= asked && is_staff(&term);
+                            current.asks_outsider |= asked && is_outsider(&term);
                             if current.first_known.is_none()
                                 && self
                                     .value_words
@@ -1489,6 +1493,25 @@ const STAFF: &[&str] = &[
     "salesperson",
     "manager",
 ];
+
+/// Parties outside a business it deals with, whom a registry's intents are about only if
+/// they name them.
+const OUTSIDERS: &[&str] = &[
+    "supplier",
+    "vendor",
+    "competitor",
+    "carrier",
+    "courier",
+    "distributor",
+    "manufacturer",
+    "contractor",
+    "landlord",
+];
+
+/// Whether the stem `term` is a word for an outside party ([`OUTSIDERS`]).
+fn is_outsider(term: &str) -> bool {
+    OUTSIDERS.iter().any(|noun| lexicon::stem(noun) == term)
+}
 
 /// Whether the stem `term` is a word for staff ([`STAFF`]).
 fn is_staff(term: &str) -> bool {

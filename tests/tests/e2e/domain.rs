@@ -571,6 +571,8 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
         ),
         // A lone pick lacking a value gives way to the intent an identifier given requires.
         ("retail", "Sales history for TE-2003 in 2024", "single", &["product_sales"]),
+        // A party outside the business no intent names is no ask an intent answers.
+        ("retail", "Which supplier do we get our cold brew from?", "unplannable", &[]),
         // "How quickly" is how fast; "at the moment" is now.
         (
             "helpdesk",
