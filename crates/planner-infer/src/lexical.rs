@@ -30,7 +30,13 @@
 //! unanswered ask referring back ("what tickets have they raised") that names what it wants is
 //! about what a chosen intent provides: the intent needing it joins. A thing pointed at by a
 //! code kind's cue word ("my incident") with no value given is what a question with at most one
-//! pick is about (the user is asked which).
+//! pick is about (the user is asked which); a quoted name's kind is pointed at by its label noun
+//! and its plane's people nouns ("that buyer"). A lone pick gives way to the one intent taking
+//! a rare value it does not, or, lacking a value, to the intent an identifier given requires;
+//! a ranking ask is answered by an intent that ranks when one qualifies; a dictionary's label
+//! head right after its value is part of it; an unknown measure of a known thing, a ranking of
+//! staff and an ask for an outside party the registry does not name pick nothing; an identifier
+//! only one intent requires decides among unknown words.
 //! A registry keyword of several words with a stop word among them ("new tickets") is also
 //! heard whole, as a term of its own, where its other words are names' or keywords' of more
 //! than three intents (dropping "new" would leave "ticket", which nearly every intent has).
