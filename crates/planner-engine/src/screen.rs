@@ -1026,15 +1026,15 @@ mod tests {
         assert!(screen.firms.is_disjoint(&screen.people));
     }
 
+    /// A registry over schema `shop`: the settings, then `body`.
+    fn shop_toml(body: &str) -> String {
+        format!("[registry]\nnode_cap = 6\ndefault_k = 11\nallowed_schemas = [\"shop\"]\n\n{body}")
+    }
+
     #[test]
     fn a_plane_names_the_people_its_rows_are_about() {
-        let text = r#"
-[registry]
-node_cap = 6
-default_k = 11
-allowed_schemas = ["shop"]
-
-[planes]
+        let text = &shop_toml(
+            r#"[planes]
 shop = { tenant = false, schemas = ["shop"], people = ["customer"] }
 
 [params]
@@ -1045,7 +1045,8 @@ description = "The customers who spent the most."
 plane = "shop"
 sql = "SELECT c.name, c.spent FROM shop.customer AS c ORDER BY c.spent DESC LIMIT 10"
 columns = [{ name = "name", type = "text" }, { name = "spent", type = "decimal" }]
-"#;
+"#,
+        );
         let registry = Registry::from_toml(text, "shop.toml").unwrap();
         assert_eq!(registry.planes()[0].people, ["customer"]);
         let screen = Screen::new(&registry);
@@ -1082,13 +1083,8 @@ columns = [{ name = "name", type = "text" }, { name = "spent", type = "decimal" 
 
     #[test]
     fn a_people_noun_inside_a_name_still_says_who_is_asked_about() {
-        let text = r#"
-[registry]
-node_cap = 6
-default_k = 11
-allowed_schemas = ["shop"]
-
-[planes]
+        let text = &shop_toml(
+            r#"[planes]
 shop = { tenant = false, schemas = ["shop"] }
 
 [kinds.tier]
@@ -1106,7 +1102,8 @@ plane = "shop"
 params = [{ name = "tier" }]
 sql = "SELECT c.name FROM shop.customer AS c WHERE c.tier = $1::text"
 columns = [{ name = "name", type = "text" }]
-"#;
+"#,
+        );
         let registry = Registry::from_toml(text, "shop.toml").unwrap();
         let screen = Screen::new(&registry);
         let check = |question: &str| {
