@@ -651,7 +651,7 @@ impl Screen {
         let ranked: Vec<bool> =
             (0..words.len()).map(|at| !named[at] && subject(at, &self.people)).collect();
         let people: Vec<bool> = (0..words.len())
-            .map(|at| ranked[at] || subject(at, &self.subjects) || subject(at, &self.people))
+            .map(|at| subject(at, &self.people) || subject(at, &self.subjects))
             .collect();
         let about_people = people.contains(&true);
         let about_ranked = ranked.contains(&true);

@@ -140,6 +140,13 @@ pub struct LexicalProposer {
     value_words: Vec<String>,
     /// The term columns of every code kind's cues, with the kind.
     thing_terms: Vec<(usize, ParamKind)>,
+    /// The column of `top`, the term a superlative is heard as, if the registry has it.
+    top: Option<usize>,
+    /// The kinds exactly one intent requires.
+    sole_required: BTreeSet<ParamKind>,
+    /// [`STAFF`] and [`OUTSIDERS`], stemmed.
+    staff: Vec<String>,
+    outsiders: Vec<String>,
 }
 
 #[derive(Debug)]
@@ -178,6 +185,11 @@ impl Indexed {
     /// Whether the intent takes a param of `kind`, required or optional.
     fn takes(&self, kind: &ParamKind) -> bool {
         self.required.contains(kind) || self.optional.contains(kind)
+    }
+
+    /// Whether the question gives every param the intent requires.
+    fn given(&self, available: &BTreeSet<ParamKind>) -> bool {
+        self.required.iter().all(|kind| available.contains(kind))
     }
 
     /// The kinds the intent requires, not given in the question, whose cue word the term at
@@ -240,9 +252,8 @@ struct Segment {
     /// A framing phrase ("For the Army recompete under 541512, ...") or a modifier ("by
     /// availability"): context, not an ask, when the question has other asks.
     context: bool,
-    /// Where its first unknown word and its first term start, and its last unknown word
-    /// before that term (not a list value's word).
-    first_unknown: Option<usize>,
+    /// Where its first term starts, and its last unknown word before that term (not a list
+    /// value's word).
     first_known: Option<usize>,
     last_unknown: Option<usize>,
     /// What it asks for is the business's own staff, a word the registry does not know
@@ -500,6 +511,9 @@ impl LexicalProposer {
                 *requiring.entry(kind).or_default() += 1;
             }
         }
+        let top = terms.get("top").copied();
+        let sole_required =
+            requiring.iter().filter(|(_, count)| **count == 1).map(|(&kind, _)| kind).collect();
         let distinctive_kinds = requiring
             .iter()
             .filter(|(_, count)| (1..=DISTINCTIVE_DF).contains(*count))
@@ -545,6 +559,10 @@ impl LexicalProposer {
             thing_terms,
             heads,
             value_words,
+            top,
+            sole_required,
+            staff: STAFF.iter().map(|noun| lexicon::stem(noun)).collect(),
+            outsiders: OUTSIDERS.iter().map(|noun| lexicon::stem(noun)).collect(),
         }
     }
 
@@ -583,13 +601,12 @@ impl LexicalProposer {
                 let (index, score) = self.best(&segment.columns, available, &factors, false)?;
                 // A measure the registry does not know, of a thing whose value is not given,
                 // is not that thing's intent (asking which one would not answer it).
-                let lacking = !self.intents[index].required.iter().all(|k| available.contains(k));
-                if segment.measured && lacking {
+                if segment.measured && !self.intents[index].given(available) {
                     return None;
                 }
                 // A ranking of staff the registry does not know ("which agent closed the
                 // most tickets") is no ranking an intent makes.
-                let ranks = self.terms.get("top").is_some_and(|top| segment.columns.contains(top));
+                let ranks = self.top.is_some_and(|top| segment.columns.contains(&top));
                 if (segment.asks_staff && ranks) || segment.asks_outsider {
                     return None;
                 }
@@ -643,8 +660,7 @@ impl LexicalProposer {
                         continue;
                     }
                     if let Some(at) = lacking {
-                        if self.intents[index].required.iter().all(|kind| available.contains(kind))
-                        {
+                        if self.intents[index].given(available) {
                             asks[at] = (index, score, segment.context, position);
                             anchored_asks.push(position);
                         }
@@ -668,15 +684,10 @@ impl LexicalProposer {
         // question of words the registry does not know asks for, unless it asks to do
         // something else.
         let identified = !foreign
-            && available.iter().any(|kind| {
-                identifies(*kind)
-                    && self.intents.iter().filter(|intent| intent.required.contains(kind)).count()
-                        == 1
-            });
+            && available.iter().any(|kind| identifies(*kind) && self.sole_required.contains(kind));
         if asks.is_empty() && (!unknown || identified) {
             let takes_all = |intent: &Indexed| {
-                intent.required.iter().all(|kind| available.contains(kind))
-                    && available.iter().all(|kind| intent.takes(kind))
+                intent.given(available) && available.iter().all(|kind| intent.takes(kind))
             };
             let anchored_by = |anchor: &dyn Fn(&Indexed) -> bool| {
                 let mut anchored = self
@@ -778,8 +789,7 @@ impl LexicalProposer {
         // way the same way, to the intent its own terms weigh most for ("..., and what's the
         // status of ticket REQ-120455?").
         let takes = |index: usize, kind: &ParamKind| self.intents[index].takes(kind);
-        let given =
-            |index: usize| self.intents[index].required.iter().all(|kind| available.contains(kind));
+        let given = |index: usize| self.intents[index].given(available);
         let telling = |kind: &ParamKind| {
             self.distinctive_kinds.contains(kind) || self.rare_optional.contains(kind)
         };
@@ -1106,17 +1116,16 @@ impl LexicalProposer {
                     None => {
                         let unknown = !in_value(at) && !self.kind_words.contains(term.as_ref());
                         if unknown {
-                            current.first_unknown.get_or_insert(at);
+                            // Said right after "which": what the ask asks for.
                             let asked = question.get(..at).is_some_and(|before| {
-                                let before = before.trim_end();
-                                before.len() >= 5
-                                    && before.is_char_boundary(before.len() - 5)
-                                    && before[before.len() - 5..].eq_ignore_ascii_case("which")
-                                    && !before[..before.len() - 5]
-                                        .ends_with(|c: char| c.is_alphanumeric())
+                                before
+                                    .split(|c: char| !c.is_alphanumeric())
+                                    .rfind(|word| !word.is_empty())
+                                    .is_some_and(|word| word.eq_ignore_ascii_case("which"))
                             });
-                            current.asks_staff |= asked && is_staff(&term);
-                            current.asks_outsider |= asked && is_outsider(&term);
+                            current.asks_staff |= asked && self.staff.iter().any(|it| *it == term);
+                            current.asks_outsider |=
+                                asked && self.outsiders.iter().any(|it| *it == term);
                             if current.first_known.is_none()
                                 && self
                                     .value_words
@@ -1140,17 +1149,14 @@ impl LexicalProposer {
             if segment.unknown && segment.columns.iter().all(|&c| self.quantity[c]) {
                 segment.columns.clear();
             }
-            if let (Some(first), Some(unknown), Some(known)) =
-                (segment.first_unknown, segment.last_unknown, segment.first_known)
-            {
-                segment.measured = first < known
-                    && question.get(unknown..known).is_some_and(|between| {
-                        between.split(|c: char| !c.is_alphanumeric()).any(|word| {
-                            ["for", "of", "per", "by", "on"]
-                                .iter()
-                                .any(|preposition| word.eq_ignore_ascii_case(preposition))
-                        })
-                    });
+            if let (Some(unknown), Some(known)) = (segment.last_unknown, segment.first_known) {
+                segment.measured = question.get(unknown..known).is_some_and(|between| {
+                    between.split(|c: char| !c.is_alphanumeric()).any(|word| {
+                        ["for", "of", "per", "by", "on"]
+                            .iter()
+                            .any(|preposition| word.eq_ignore_ascii_case(preposition))
+                    })
+                });
             }
         }
         let foreign = segments.iter().any(|segment| segment.foreign);
@@ -1187,7 +1193,7 @@ impl LexicalProposer {
         // An ask that ranks ("which items brought in the most", a superlative heard as
         // `top`) is answered by an intent that ranks, when one qualifies: a total that
         // takes more of the question's values does not rank anything.
-        let ranking = self.terms.get("top").filter(|column| columns.contains(column));
+        let ranking = self.top.filter(|column| columns.contains(column));
         let mut ranked_best: Option<(usize, f32)> = None;
         for (index, intent) in self.intents.iter().enumerate() {
             let mut gain = 0.0;
@@ -1259,7 +1265,7 @@ impl LexicalProposer {
                 *slot = Some((index, score));
             }
             if !fallback
-                && ranking.is_some_and(|&column| intent.weights[column] > 0.0)
+                && ranking.is_some_and(|column| intent.weights[column] > 0.0)
                 && ranked_best.is_none_or(|(_, top)| score > top)
             {
                 ranked_best = Some((index, score));
@@ -1285,7 +1291,7 @@ impl LexicalProposer {
                 && available.iter().any(|kind| {
                     self.rare_optional.contains(kind) && intent.takes(kind) && !lone.takes(kind)
                 })
-                && intent.required.iter().all(|kind| available.contains(kind))
+                && intent.given(available)
                 && available.iter().all(|kind| !lone.takes(kind) || intent.takes(kind))
                 && columns.iter().any(|&column| intent.weights[column] > 0.0)
         });
@@ -1513,16 +1519,6 @@ const OUTSIDERS: &[&str] = &[
     "contractor",
     "landlord",
 ];
-
-/// Whether the stem `term` is a word for an outside party ([`OUTSIDERS`]).
-fn is_outsider(term: &str) -> bool {
-    OUTSIDERS.iter().any(|noun| lexicon::stem(noun) == term)
-}
-
-/// Whether the stem `term` is a word for staff ([`STAFF`]).
-fn is_staff(term: &str) -> bool {
-    STAFF.iter().any(|noun| lexicon::stem(noun) == term)
-}
 
 /// Whether a value of `kind` names one thing of its own (an id, a code, a quoted name), not a
 /// category of things.
