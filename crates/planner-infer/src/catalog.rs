@@ -42,6 +42,10 @@ pub struct Catalog {
     /// The words of the list kinds' values and aliases ("online", "web"), lower case: said
     /// outside a list, still the registry's words.
     value_words: Vec<String>,
+    /// Words that name one thing of a kind without giving its value, lower case: the words of
+    /// a code kind's titles ("grinder" of "Conical Burr Grinder") and the last words of a
+    /// dictionary's aliases ("level" of "gold level").
+    things: Vec<(ParamKind, Vec<String>)>,
 }
 
 /// The words that place a value of a ranked dictionary ("gold and up", "silver or higher",
@@ -62,6 +66,7 @@ impl Catalog {
             nouns: Vec::new(),
             heads: Vec::new(),
             value_words: Vec::new(),
+            things: Vec::new(),
         }
     }
 
@@ -118,6 +123,18 @@ impl Catalog {
     /// The words of the list kinds' values and aliases, sorted, each once.
     pub fn value_words(&self) -> &[String] {
         &self.value_words
+    }
+
+    /// This catalog, knowing the words that name one thing of each kind.
+    pub fn with_things(mut self, things: Vec<(ParamKind, Vec<String>)>) -> Catalog {
+        self.things = things;
+        self
+    }
+
+    /// The words that name one thing of each kind without its value (titles, alias heads),
+    /// in registry order.
+    pub fn things(&self) -> &[(ParamKind, Vec<String>)] {
+        &self.things
     }
 
     /// The cards, in registry order.
@@ -197,7 +214,37 @@ impl Catalog {
         let mut nouns = Vec::new();
         let mut heads = Vec::new();
         let mut value_words: Vec<String> = Vec::new();
+        let mut things = Vec::new();
         for spec in registry.kinds() {
+            let mut named: Vec<String> = Vec::new();
+            match &spec.body {
+                planner_registry::KindBody::Code { codes, .. } => named.extend(
+                    codes
+                        .values()
+                        .flat_map(|title| title.split(|c: char| !c.is_alphabetic()))
+                        .filter(|word| word.len() > 2)
+                        .map(str::to_lowercase),
+                ),
+                planner_registry::KindBody::Dictionary { entries, .. } => named.extend(
+                    entries
+                        .iter()
+                        .flat_map(|entry| &entry.aliases)
+                        .filter(|alias| alias.words.len() > 1)
+                        .filter_map(|alias| alias.words.last())
+                        .filter(|word| word.len() > 2 && word.chars().all(char::is_alphabetic))
+                        .cloned(),
+                ),
+                // A list's values said outside its context still name the kind.
+                planner_registry::KindBody::List { entries, .. } => named.extend(
+                    entries
+                        .iter()
+                        .flat_map(|entry| &entry.aliases)
+                        .flat_map(|alias| &alias.words)
+                        .filter(|word| word.chars().all(char::is_alphanumeric))
+                        .cloned(),
+                ),
+                _ => {}
+            }
             if let planner_registry::KindBody::Code { cues, .. } = &spec.body {
                 code_cues.push((spec.kind, cues.clone()));
             }
@@ -226,12 +273,16 @@ impl Catalog {
                     .map(str::to_lowercase)
                     .collect();
                 // A name a plane's people go by: they are pointed at by the plane's nouns
-                // for them too ("that buyer", "this employee").
+                // for them too ("that buyer", "this employee"), and named by any noun for a
+                // person ("my colleague", "the new hire").
                 if let planner_registry::KindBody::QuotedText { .. } = &spec.body {
                     for plane in people_planes(registry, spec.kind) {
                         for noun in &registry.plane(plane).people {
                             if !label.contains(noun) {
                                 label.push(noun.clone());
+                            }
+                            if named.is_empty() {
+                                named.extend(PERSONS.iter().map(|&noun| noun.to_owned()));
                             }
                         }
                     }
@@ -249,6 +300,9 @@ impl Catalog {
                 let aliases = entries.iter().flat_map(|entry| &entry.aliases);
                 value_words.extend(aliases.flat_map(|alias| alias.words.iter().cloned()));
             }
+            named.sort_unstable();
+            named.dedup();
+            things.push((spec.kind, named));
             words.push(spec.label.clone());
             match &spec.body {
                 planner_registry::KindBody::Code { cues, .. }
@@ -269,6 +323,7 @@ impl Catalog {
             .with_cues(code_cues)
             .with_nouns(nouns)
             .with_heads(heads)
+            .with_things(things)
             .with_value_words({
                 value_words.sort_unstable();
                 value_words.dedup();
@@ -276,6 +331,22 @@ impl Catalog {
             })
     }
 }
+
+/// Nouns for a person in any business: a name its people go by is pointed at by them too.
+const PERSONS: &[&str] = &[
+    "person",
+    "user",
+    "colleague",
+    "coworker",
+    "teammate",
+    "manager",
+    "boss",
+    "hire",
+    "starter",
+    "client",
+    "someone",
+    "somebody",
+];
 
 /// The planes of the query intents that require a param of `kind`, each once, in registry
 /// order.

@@ -144,6 +144,11 @@ pub struct LexicalProposer {
     top: Option<usize>,
     /// The kinds exactly one intent requires.
     sole_required: BTreeSet<ParamKind>,
+    /// Each kind's nouns, lower case, as written: its code cues, its identifier's label nouns
+    /// and its dictionary's label head. "that region", "the item": one thing of the kind.
+    naming: Vec<(ParamKind, Vec<String>)>,
+    /// [`Catalog::things`]: words that name one thing of a kind, in the singular or plural.
+    things: Vec<(ParamKind, Vec<String>)>,
     /// [`STAFF`] and [`OUTSIDERS`], stemmed.
     staff: Vec<String>,
     outsiders: Vec<String>,
@@ -557,6 +562,22 @@ impl LexicalProposer {
                 .collect(),
             quantity: columns.iter().map(|term| QUANTITY_TERMS.contains(term)).collect(),
             thing_terms,
+            naming: {
+                let mut naming: Vec<(ParamKind, Vec<String>)> = Vec::new();
+                let all =
+                    catalog.cues().iter().chain(catalog.nouns()).cloned().chain(
+                        catalog.heads().iter().map(|(kind, head)| (*kind, vec![head.clone()])),
+                    );
+                for (kind, words) in all {
+                    let words = words.iter().filter(|w| !w.contains(' ')).map(|w| w.to_lowercase());
+                    match naming.iter_mut().find(|(k, _)| *k == kind) {
+                        Some((_, known)) => known.extend(words),
+                        None => naming.push((kind, words.collect())),
+                    }
+                }
+                naming
+            },
+            things: catalog.things().to_vec(),
             heads,
             value_words,
             top,
@@ -994,6 +1015,43 @@ impl LexicalProposer {
                 chosen.push(index);
             }
         }
+        // A lone pick lacking a required value, in a question that says words the registry does
+        // not know and names no one thing of the missing kind ("the average shipping time for
+        // online orders": no one order is meant), asks for something the registry does not
+        // hold: nothing is picked, rather than asking which one.
+        let pointing = question.split(|c: char| !c.is_alphanumeric()).any(|word| {
+            ["my", "our", "this", "that"].iter().any(|pointer| word.eq_ignore_ascii_case(pointer))
+        });
+        if let [only] = chosen[..]
+            && unknown
+            && !pointing
+        {
+            let mut missing =
+                self.intents[only].required.iter().filter(|kind| !available.contains(kind));
+            if missing.clone().next().is_some()
+                && !missing.any(|kind| self.names_one(question, *kind, true))
+            {
+                // The thing it does name may be another intent's ("the line items for the
+                // order the client mentioned"): the intent requiring it that the question's
+                // terms weigh most for.
+                let columns: Vec<usize> =
+                    segments.iter().flat_map(|s| s.columns.iter().copied()).collect();
+                let mut about: Option<(usize, f32)> = None;
+                for (index, intent) in self.intents.iter().enumerate() {
+                    let names = intent.required.iter().any(|kind| {
+                        !available.contains(kind) && self.names_one(question, *kind, false)
+                    });
+                    if !names || !available.iter().all(|kind| intent.takes(kind)) {
+                        continue;
+                    }
+                    let weight: f32 = columns.iter().map(|&column| intent.weights[column]).sum();
+                    if weight > 0.0 && about.is_none_or(|(_, top)| weight > top) {
+                        about = Some((index, weight));
+                    }
+                }
+                chosen = about.map(|(index, _)| index).into_iter().collect();
+            }
+        }
         chosen.sort_unstable();
         chosen.truncate(MAX_PICKS);
         let unanswered = self.unanswered_ranges(&segments, &chosen, &best);
@@ -1115,6 +1173,9 @@ impl LexicalProposer {
                     }
                     None => {
                         let unknown = !in_value(at) && !self.kind_words.contains(term.as_ref());
+                        if unknown && std::env::var_os("LEXDEBUG").is_some() {
+                            eprintln!("UNK {term}");
+                        }
                         if unknown {
                             // Said right after "which": what the ask asks for.
                             let asked = question.get(..at).is_some_and(|before| {
@@ -1163,6 +1224,56 @@ impl LexicalProposer {
         let unknown = foreign || segments.iter().any(|segment| segment.unknown);
         segments.retain(|segment| !segment.columns.is_empty() && !segment.foreign);
         (segments, unknown, foreign)
+    }
+
+    /// Whether `question` names one thing of `kind` by one of its nouns, in the singular and not
+    /// distributed ("per order", "each product"), or a quoted-text kind by a possessive name
+    /// ("Blue Harbor Cafe's orders").
+    fn names_one(&self, question: &str, kind: ParamKind, titles: bool) -> bool {
+        let empty = Vec::new();
+        let find = |all: &'_ [(ParamKind, Vec<String>)]| {
+            all.iter().find(|(k, _)| *k == kind).map_or(&empty, |(_, words)| words).clone()
+        };
+        let nouns = find(&self.naming);
+        let things = if titles { find(&self.things) } else { Vec::new() };
+        let quoted = matches!(kind, ParamKind::Declared(k) if k.ty() == KindType::QuotedText);
+        let mut distributed = false;
+        let words = question.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}');
+        for word in words.filter(|word| !word.is_empty()) {
+            let lower = word.to_lowercase();
+            let bare = lower.trim_end_matches("'s").trim_end_matches("\u{2019}s");
+            if !distributed && nouns.iter().any(|noun| noun == bare) {
+                return true;
+            }
+            let singular = bare.strip_suffix('s').unwrap_or(bare);
+            if things.iter().any(|thing| thing == bare || thing == singular) {
+                return true;
+            }
+            // A capitalised name's possessive, not a contraction ("What's", "It's").
+            if quoted
+                && bare.len() != lower.len()
+                && word.starts_with(char::is_uppercase)
+                && !matches!(
+                    bare,
+                    "what"
+                        | "who"
+                        | "it"
+                        | "that"
+                        | "there"
+                        | "here"
+                        | "let"
+                        | "where"
+                        | "how"
+                        | "when"
+                        | "he"
+                        | "she"
+                )
+            {
+                return true;
+            }
+            distributed = matches!(lower.as_str(), "each" | "per" | "every" | "all");
+        }
+        false
     }
 
     /// Whether `term`, said at byte `at`, is the label head of the kind of a value that ends

@@ -1106,6 +1106,12 @@ fn words(text: &str) -> Vec<(String, usize)> {
             continue;
         }
         if ch == '\'' || ch == '\u{2019}' {
+            // "I'd", "I'm", "I've", "I'll": the pronoun, not the words "id" or "im".
+            if word == "i" {
+                while chars.peek().is_some_and(|(_, next)| next.is_ascii_alphabetic()) {
+                    chars.next();
+                }
+            }
             continue;
         }
         if !word.is_empty() {
@@ -1356,6 +1362,19 @@ mod tests {
         assert_eq!(desk.terms("monthly tickets", &[], &[]), ["month", "ticket"]);
         assert_eq!(Lexicon::new().terms("monthly tickets", &[], &[]), ["ticket"]);
         assert_eq!(stem("daily"), "day");
+    }
+
+    #[test]
+    fn a_pronoun_contracted_with_its_verb_is_the_pronoun() {
+        for text in ["I'd like the backlog", "I\u{2019}m after the backlog", "I've got the backlog"]
+        {
+            let said: Vec<String> = words(text).into_iter().map(|(word, _)| word).collect();
+            assert_eq!(said.first().map(String::as_str), Some("i"), "{text}");
+            assert_eq!(said.last().map(String::as_str), Some("backlog"), "{text}");
+            assert_eq!(said.len(), 4, "{text}: {said:?}");
+        }
+        // Any other apostrophe is dropped, its word kept whole.
+        assert_eq!(words("the vendor's awards")[1].0, "vendors");
     }
 
     #[test]
