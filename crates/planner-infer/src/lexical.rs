@@ -641,6 +641,20 @@ impl LexicalProposer {
         let picked = !asks.is_empty();
         // The asks beside picks decided so: what their value says stands without the score.
         let mut anchored_asks: Vec<usize> = Vec::new();
+        // An ask whose pick takes a rare value said inside the ask ("compare online vs store
+        // revenue in Q2") is anchored by it: it stands beside other asks without the score.
+        for &(index, _, context, position) in &asks {
+            let Some(segment) = segments.get(position) else { continue };
+            let anchored = spans.iter().any(|span| {
+                self.rare_optional.contains(&span.kind)
+                    && self.intents[index].takes(&span.kind)
+                    && segment.start <= span.start
+                    && span.start < segment.end
+            });
+            if anchored && !context {
+                anchored_asks.push(position);
+            }
+        }
         let decisive = segments.iter().any(|s| s.columns.iter().any(|&c| self.decisive[c]));
         if picked || !decisive || segments.iter().all(|segment| !segment.unknown) {
             for (position, segment) in segments.iter().enumerate() {
@@ -1173,9 +1187,6 @@ impl LexicalProposer {
                     }
                     None => {
                         let unknown = !in_value(at) && !self.kind_words.contains(term.as_ref());
-                        if unknown && std::env::var_os("LEXDEBUG").is_some() {
-                            eprintln!("UNK {term}");
-                        }
                         if unknown {
                             // Said right after "which": what the ask asks for.
                             let asked = question.get(..at).is_some_and(|before| {

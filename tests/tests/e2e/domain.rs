@@ -323,6 +323,13 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             &["requester_tickets"],
         ),
         ("retail", "Which lines did order number 88 contain?", "clarify", &["order_detail"]),
+        // An ask whose pick takes a rare value said inside it stands beside a stronger ask.
+        (
+            "retail",
+            "compare web vs wholesale revenue in Q3 2024, then daily takings for the last 10 days",
+            "plan",
+            &["channel_mix", "recent_sales_trend"],
+        ),
         // An attribute the pick itself lists is no second ask.
         (
             "retail",
