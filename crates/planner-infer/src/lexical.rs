@@ -149,6 +149,8 @@ pub struct LexicalProposer {
     naming: Vec<(ParamKind, Vec<String>)>,
     /// [`Catalog::things`]: words that name one thing of a kind, in the singular or plural.
     things: Vec<(ParamKind, Vec<String>)>,
+    /// Of [`LexicalProposer::things`], the words that are no term, stop word or kind word.
+    strange_things: Vec<(ParamKind, Vec<String>)>,
     /// [`STAFF`] and [`OUTSIDERS`], stemmed.
     staff: Vec<String>,
     outsiders: Vec<String>,
@@ -491,7 +493,7 @@ impl LexicalProposer {
             }
         }
         lexicon.learn(columns.iter().copied());
-        let kind_words = catalog
+        let kind_words: BTreeSet<String> = catalog
             .kind_words()
             .iter()
             .flat_map(|words| lexicon.terms(words, &[], &[]))
@@ -537,6 +539,23 @@ impl LexicalProposer {
             })
             .map(|(kind, _)| kind)
             .collect();
+        let strange_things: Vec<(ParamKind, Vec<String>)> = catalog
+            .things()
+            .iter()
+            .map(|(kind, words)| {
+                // The words no intent uses and no stop word: said, they are unknown words.
+                let strange = words.iter().filter(|word| {
+                    let said = lexicon.terms(word, &[], &[]);
+                    said.len() == 1
+                        && !said.iter().any(|term| {
+                            term.starts_with('@')
+                                || terms.contains_key(term.as_ref())
+                                || kind_words.contains(term.as_ref())
+                        })
+                });
+                (*kind, strange.cloned().collect())
+            })
+            .collect();
         LexicalProposer {
             lexicon,
             terms,
@@ -578,6 +597,7 @@ impl LexicalProposer {
                 naming
             },
             things: catalog.things().to_vec(),
+            strange_things,
             heads,
             value_words,
             top,
@@ -1029,41 +1049,48 @@ impl LexicalProposer {
                 chosen.push(index);
             }
         }
-        // A lone pick lacking a required value, in a question that says words the registry does
-        // not know and names no one thing of the missing kind ("the average shipping time for
-        // online orders": no one order is meant), asks for something the registry does not
-        // hold: nothing is picked, rather than asking which one.
-        let pointing = question.split(|c: char| !c.is_alphanumeric()).any(|word| {
-            ["my", "our", "this", "that"].iter().any(|pointer| word.eq_ignore_ascii_case(pointer))
-        });
-        if let [only] = chosen[..]
-            && unknown
-            && !pointing
-        {
+        // A lone pick lacking a required value the question names no one thing of, or no pick:
+        // the question may name one thing another intent requires ("line items and status of
+        // the order", "how is the French press selling"), and is about it: the intent requiring
+        // it that the question's terms weigh most for (the user is then asked which one).
+        // Failing that, a lone pick lacking such a value in a question that says words the
+        // registry does not know, and points at nothing, asks for something the registry does
+        // not hold ("the average shipping time for online orders": no one order is meant):
+        // nothing is picked, rather than asking which one.
+        let lacking = |index: usize| {
             let mut missing =
-                self.intents[only].required.iter().filter(|kind| !available.contains(kind));
-            if missing.clone().next().is_some()
-                && !missing.any(|kind| self.names_one(question, *kind, true))
-            {
-                // The thing it does name may be another intent's ("the line items for the
-                // order the client mentioned"): the intent requiring it that the question's
-                // terms weigh most for.
-                let columns: Vec<usize> =
-                    segments.iter().flat_map(|s| s.columns.iter().copied()).collect();
-                let mut about: Option<(usize, f32)> = None;
-                for (index, intent) in self.intents.iter().enumerate() {
-                    let names = intent.required.iter().any(|kind| {
-                        !available.contains(kind) && self.names_one(question, *kind, false)
-                    });
-                    if !names || !available.iter().all(|kind| intent.takes(kind)) {
-                        continue;
-                    }
-                    let weight: f32 = columns.iter().map(|&column| intent.weights[column]).sum();
-                    if weight > 0.0 && about.is_none_or(|(_, top)| weight > top) {
-                        about = Some((index, weight));
-                    }
+                self.intents[index].required.iter().filter(|kind| !available.contains(kind));
+            missing.clone().next().is_some()
+                && !missing.any(|kind| self.names_one(question, *kind, Naming::Any))
+        };
+        if let [only] = chosen[..]
+            && !foreign
+            && lacking(only)
+        {
+            let columns: Vec<usize> =
+                segments.iter().flat_map(|s| s.columns.iter().copied()).collect();
+            let mut about: Option<(usize, f32)> = None;
+            for (index, intent) in self.intents.iter().enumerate() {
+                let names = intent.required.iter().any(|kind| {
+                    !available.contains(kind) && self.names_one(question, *kind, Naming::Known)
+                });
+                if !names || !available.iter().all(|kind| intent.takes(kind)) {
+                    continue;
                 }
-                chosen = about.map(|(index, _)| index).into_iter().collect();
+                let weight: f32 = columns.iter().map(|&column| intent.weights[column]).sum();
+                if weight > 0.0 && about.is_none_or(|(_, top)| weight > top) {
+                    about = Some((index, weight));
+                }
+            }
+            let pointing = question.split(|c: char| !c.is_alphanumeric()).any(|word| {
+                ["my", "our", "this", "that"]
+                    .iter()
+                    .any(|pointer| word.eq_ignore_ascii_case(pointer))
+            });
+            if let Some((index, _)) = about {
+                chosen = vec![index];
+            } else if unknown && !pointing {
+                chosen.clear();
             }
         }
         chosen.sort_unstable();
@@ -1237,52 +1264,42 @@ impl LexicalProposer {
         (segments, unknown, foreign)
     }
 
-    /// Whether `question` names one thing of `kind` by one of its nouns, in the singular and not
-    /// distributed ("per order", "each product"), or a quoted-text kind by a possessive name
-    /// ("Blue Harbor Cafe's orders").
-    fn names_one(&self, question: &str, kind: ParamKind, titles: bool) -> bool {
+    /// Whether `question` names one thing of `kind`: by one of its nouns in the singular and not
+    /// distributed ("per order", "each product"; "one of our customers" is one), by a word of
+    /// its things ([`Catalog::things`]: "the kettle"), or, a quoted-text kind, by a possessive
+    /// name ("Blue Harbor Cafe's orders"). `naming` says which of these count.
+    fn names_one(&self, question: &str, kind: ParamKind, naming: Naming) -> bool {
         let empty = Vec::new();
         let find = |all: &'_ [(ParamKind, Vec<String>)]| {
             all.iter().find(|(k, _)| *k == kind).map_or(&empty, |(_, words)| words).clone()
         };
         let nouns = find(&self.naming);
-        let things = if titles { find(&self.things) } else { Vec::new() };
+        let things = find(if naming == Naming::Any { &self.things } else { &self.strange_things });
         let quoted = matches!(kind, ParamKind::Declared(k) if k.ty() == KindType::QuotedText);
-        let mut distributed = false;
+        let (mut distributed, mut one_of, mut previous) = (false, false, String::new());
         let words = question.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}');
         for word in words.filter(|word| !word.is_empty()) {
             let lower = word.to_lowercase();
             let bare = lower.trim_end_matches("'s").trim_end_matches("\u{2019}s");
-            if !distributed && nouns.iter().any(|noun| noun == bare) {
-                return true;
-            }
             let singular = bare.strip_suffix('s').unwrap_or(bare);
-            if things.iter().any(|thing| thing == bare || thing == singular) {
+            if (!distributed && nouns.iter().any(|noun| noun == bare))
+                || (one_of && nouns.iter().any(|noun| noun == singular))
+                || things.iter().any(|thing| thing == bare || thing == singular)
+            {
                 return true;
             }
             // A capitalised name's possessive, not a contraction ("What's", "It's").
             if quoted
                 && bare.len() != lower.len()
                 && word.starts_with(char::is_uppercase)
-                && !matches!(
-                    bare,
-                    "what"
-                        | "who"
-                        | "it"
-                        | "that"
-                        | "there"
-                        | "here"
-                        | "let"
-                        | "where"
-                        | "how"
-                        | "when"
-                        | "he"
-                        | "she"
-                )
+                && !CONTRACTED.contains(&bare)
             {
                 return true;
             }
             distributed = matches!(lower.as_str(), "each" | "per" | "every" | "all");
+            one_of = (previous == "one" && lower == "of")
+                || (one_of && matches!(lower.as_str(), "our" | "the" | "your" | "my"));
+            previous = lower;
         }
         false
     }
@@ -1568,6 +1585,19 @@ impl Masks {
         }
     }
 }
+
+/// Which words [`LexicalProposer::names_one`] counts as naming one thing of a kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    /// Nouns and every word of the kind's things.
+    Any,
+    /// Nouns, and the words of its things that are no term or stop word.
+    Known,
+}
+
+/// Words that end in `'s` as a contraction, not a possessive ("What's").
+const CONTRACTED: &[&str] =
+    &["what", "who", "it", "that", "there", "here", "let", "where", "how", "when", "he", "she"];
 
 /// Whether `question` points at a thing by one of `cues` after a possessive or demonstrative
 /// ("my incident", "that case", "our latest ticket"), the cue not qualifying a word of the

@@ -323,6 +323,9 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             &["requester_tickets"],
         ),
         ("retail", "Which lines did order number 88 contain?", "clarify", &["order_detail"]),
+        // A lone pick lacking a value the question names nothing of gives way to the intent
+        // requiring the one thing it does name ("the order").
+        ("retail", "The status and the lines of the order, please", "clarify", &["order_detail"]),
         // An ask whose pick takes a rare value said inside it stands beside a stronger ask.
         (
             "retail",
