@@ -1174,19 +1174,28 @@ fn uuid_at(words: &Words<'_>, i: usize) -> Option<usize> {
 fn number_before_cue(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
     !words.tail_of_previous(i)
         && words.phrase(i, i + 2)
-        && (cue_ending(words, i + 1, cues).is_some() || superlative(words.lower(i + 1)))
+        && (cue_ending(words, i + 1, cues).is_some()
+            || superlative(words.lower(i + 1))
+            || (most(words.lower(i + 1)) && number(words.lower(i)).is_some_and(|n| n < 1000)))
 }
 
-/// A number asked for after "which" or "what" whose phrase goes on to a cue or a superlative
-/// ("which 3 buyers spent the most", "what 5 products sold best"): word `i` is the number.
+/// "most" and "least", that make a superlative of the word after them ("the 20 most popular").
+fn most(word: &str) -> bool {
+    matches!(word, "most" | "least")
+}
+
+/// A number asked for after "which", "what" or "the" whose phrase goes on to a cue or a
+/// superlative ("which 3 buyers spent the most", "what 5 products sold best", "the 7 customers
+/// that spent the most"), and is no year: word `i` is the number.
 fn asked_count(words: &Words<'_>, i: usize, cues: &[Vec<u32>]) -> bool {
     i >= 1
-        && matches!(words.lower(i - 1), "which" | "what")
+        && matches!(words.lower(i - 1), "which" | "what" | "the")
         && words.joined(i)
+        && number(words.lower(i)).is_some_and(|n| n < 1000)
         && (i + 1..words.len()).take_while(|&j| words.joined(j)).any(|j| {
             cue_ending(words, j, cues).is_some()
                 || superlative(words.lower(j))
-                || matches!(words.lower(j), "most" | "least")
+                || most(words.lower(j))
         })
 }
 

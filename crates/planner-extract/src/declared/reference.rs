@@ -174,7 +174,8 @@ pub(super) fn extract(
                         && i + 1 < words.len()
                         && words.joined(i + 1)
                         && (cue_ending(&words, i + 1, cues).is_some()
-                            || superlative(words.lower(i + 1)));
+                            || superlative(words.lower(i + 1))
+                            || (matches!(words.lower(i + 1), "most" | "least") && n < 1000));
                     if after_cue || before_cue || asked_count(&words, i, cues) {
                         push(i, i + 1, Value::Int(n), None);
                     }

@@ -296,6 +296,14 @@ fn durations_integers_dates_uuids_and_quotes() {
     assert_eq!(value(&r, &x.extract("what 4 items sold fastest"), "top_n"), Some(Value::Int(4)));
     assert_eq!(value(&r, &x.extract("which 3 orders shipped"), "top_n"), None);
     assert_eq!(value(&r, &x.extract("which 3 orders? the most recent"), "top_n"), None);
+    // ... or by "the" ("the 7 customers that spent the most"), no year; before "most" too.
+    assert_eq!(
+        value(&r, &x.extract("the 7 customers that spent the most"), "top_n"),
+        Some(Value::Int(7))
+    );
+    assert_eq!(value(&r, &x.extract("the 20 most popular items"), "top_n"), Some(Value::Int(20)));
+    assert_eq!(value(&r, &x.extract("the 2024 most popular items"), "top_n"), None);
+    assert_eq!(value(&r, &x.extract("the 3 orders shipped"), "top_n"), None);
     assert_eq!(value(&r, &x.extract("orders on March 14, 2025"), "day"), Some(text("2025-03-14")));
     let id = "0B6F1C2E-58A4-4C1E-9D43-2F6C8E1A7B90";
     assert_eq!(
