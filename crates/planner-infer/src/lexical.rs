@@ -36,7 +36,14 @@
 //! a ranking ask is answered by an intent that ranks when one qualifies; a dictionary's label
 //! head right after its value is part of it; an unknown measure of a known thing, a ranking of
 //! staff and an ask for an outside party the registry does not name pick nothing; an identifier
-//! only one intent requires decides among unknown words.
+//! only one intent requires decides among unknown words. A lone pick lacking a value the
+//! question names no one thing of (no noun of the kind in the singular, no word of its things:
+//! a code's titles, a dictionary's alias heads, a list's values, a person noun for a name) gives
+//! way to the intent requiring the one thing the question does name ("line items and status of
+//! the order"); failing that, beside words the registry does not know and no pointer ("my",
+//! "that"), it picks nothing: the question asks for something else ("the average shipping time
+//! for online orders"), not which one. An ask whose pick takes a rare value said inside the ask
+//! stands beside a stronger ask ("compare online vs store revenue in Q2, and daily sales").
 //! A registry keyword of several words with a stop word among them ("new tickets") is also
 //! heard whole, as a term of its own, where its other words are names' or keywords' of more
 //! than three intents (dropping "new" would leave "ticket", which nearly every intent has).
@@ -1049,10 +1056,10 @@ impl LexicalProposer {
                 chosen.push(index);
             }
         }
-        // A lone pick lacking a required value the question names no one thing of, or no pick:
-        // the question may name one thing another intent requires ("line items and status of
-        // the order", "how is the French press selling"), and is about it: the intent requiring
-        // it that the question's terms weigh most for (the user is then asked which one).
+        // A lone pick lacking a required value the question names no one thing of: the
+        // question may name one thing another intent requires ("line items and status of the
+        // order"), and is about it: the intent requiring it that the question's terms weigh
+        // most for (the user is then asked which one).
         // Failing that, a lone pick lacking such a value in a question that says words the
         // registry does not know, and points at nothing, asks for something the registry does
         // not hold ("the average shipping time for online orders": no one order is meant):
