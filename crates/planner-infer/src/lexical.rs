@@ -36,7 +36,8 @@
 //! a ranking ask is answered by an intent that ranks when one qualifies; a dictionary's label
 //! head right after its value is part of it; an unknown measure of a known thing, a ranking of
 //! staff and an ask for an outside party the registry does not name pick nothing; an identifier
-//! only one intent requires decides among unknown words. A lone pick lacking a value the
+//! only one intent requires decides among unknown words. A lone pick lacking a value of a
+//! distinctive kind (one few intents require; one most require is simply asked for) that the
 //! question names no one thing of (no noun of the kind in the singular, no word of its things:
 //! a code's titles, a dictionary's alias heads, a list's values, a person noun for a name) gives
 //! way to the intent requiring the one thing the question does name ("line items and status of
@@ -546,6 +547,18 @@ impl LexicalProposer {
             })
             .map(|(kind, _)| kind)
             .collect();
+        // The words of things that are no stop word ("the" of a title says nothing).
+        let things: Vec<(ParamKind, Vec<String>)> = catalog
+            .things()
+            .iter()
+            .map(|(kind, words)| {
+                let said = words.iter().filter(|word| {
+                    let said = lexicon.terms(word, &[], &[]);
+                    said.len() == 1 && !said[0].starts_with('@')
+                });
+                (*kind, said.cloned().collect())
+            })
+            .collect();
         let strange_things: Vec<(ParamKind, Vec<String>)> = catalog
             .things()
             .iter()
@@ -603,7 +616,7 @@ impl LexicalProposer {
                 }
                 naming
             },
-            things: catalog.things().to_vec(),
+            things,
             strange_things,
             heads,
             value_words,
@@ -1064,10 +1077,13 @@ impl LexicalProposer {
         // registry does not know, and points at nothing, asks for something the registry does
         // not hold ("the average shipping time for online orders": no one order is meant):
         // nothing is picked, rather than asking which one.
+        // Only a distinctive kind: one most intents require (a market, a period) is simply
+        // asked for.
         let lacking = |index: usize| {
             let mut missing =
                 self.intents[index].required.iter().filter(|kind| !available.contains(kind));
             missing.clone().next().is_some()
+                && missing.clone().all(|kind| self.distinctive_kinds.contains(kind))
                 && !missing.any(|kind| self.names_one(question, *kind, Naming::Any))
         };
         if let [only] = chosen[..]
