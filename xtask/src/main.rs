@@ -16,6 +16,8 @@
 //! - `image [--profile release|dev] [--binary PATH] [--force]`: build the local image
 //!   `planner:latest` (the `planner` binary on a Debian base); `test` and `ci` refresh it from
 //!   their debug binary when a Docker engine answers, for the scale-out test;
+//! - `knowledge [--wordnet DIR] [--check]`: generates planner-knowledge's `data/english.txt` from
+//!   WordNet 3.0 (Debian's `wordnet-base`), or checks that the committed file is what it generates;
 //! - `llm-check`: the OpenAI-compatible proposer against a real small local model;
 //! - `bench [--counts [--wall]] [--save-baseline NAME] [--baseline NAME --max-regression 2%
 //!   [--gate counts|wall|both]] [--write-docs] [--no-run] [--bench AREA] [-- criterion args]`:
@@ -34,6 +36,7 @@
 mod bench;
 mod fuzz;
 mod image;
+mod knowledge;
 mod llm_check;
 mod pg_image;
 mod prereq;
@@ -49,6 +52,7 @@ use xshell::{Shell, cmd};
 
 const USAGE: &str = "usage: cargo xtask <ci | test [--deep] | tidy | db | pg-image [--force] | \
                      image [--profile release|dev] [--binary PATH] [--force] | bench [ARGS] | \
+                     knowledge [--wordnet DIR] [--check] | \
                      fuzz [--seconds N] [TARGET]>";
 
 fn main() -> anyhow::Result<()> {
@@ -69,6 +73,7 @@ fn main() -> anyhow::Result<()> {
             pg_image::ensure(&sh, Options::LOCAL_IMAGE, rest.iter().any(|it| it == "--force"))
         }
         "image" => image::run(&sh, rest),
+        "knowledge" => knowledge::run(&project_root(), rest),
         "bench" => bench::run(&sh, rest),
         "fuzz" => fuzz::run(&sh, rest),
         "" | "help" | "--help" | "-h" => {

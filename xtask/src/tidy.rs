@@ -15,6 +15,7 @@ use xshell::{Shell, cmd};
 const LAYERS: &[(&str, &str, &[&str])] = &[
     ("planner-graph", "L1", &[]),
     ("planner-registry", "L1", &[]),
+    ("planner-knowledge", "L1", &[]),
     ("planner-extract", "L1", &["planner-registry"]),
     ("planner-grammar", "L1", &["planner-registry", "planner-extract"]),
     ("planner-infer", "L2", &["planner-registry", "planner-extract"]),
@@ -33,6 +34,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "planner-exec",
             "planner-dataset",
             "planner-devdb",
+            "planner-knowledge",
         ],
     ),
     ("planner-acquire", "L3", &["planner-graph", "planner-infer"]),

@@ -145,6 +145,15 @@ pub(crate) fn registry(command: RegistryCommand) -> ExitCode {
                         registry.params().len(),
                         registry.planes().len()
                     );
+                    for warning in planner_engine::workforce_warnings(&registry) {
+                        // The intent's `name = "..."` line, where the file has it.
+                        let name = warning.split('`').nth(1).unwrap_or("");
+                        let line = text
+                            .lines()
+                            .position(|line| line.trim() == format!("name = \"{name}\""))
+                            .map_or(String::new(), |at| format!("{}:", at + 1));
+                        println!("{origin}:{line} warning: {warning}");
+                    }
                     ExitCode::SUCCESS
                 }
                 Err(err) => {

@@ -53,5 +53,6 @@ pub use crate::{
     run::{RunLimits, node_binds, waves},
     screen::{
         InputError, MAX_QUESTION_CHARS, Refusal, Screen, check_input, screen, unapplied_qualifiers,
+        workforce_warnings,
     },
 };

@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
 use planner_extract::Extraction;
+use planner_knowledge::{Denotes, Knowledge, is_function_word};
 use planner_registry::{IntentBody, KindType, ParamKind, Registry};
 
 /// The longest question accepted, in characters.
@@ -148,7 +149,18 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "men", "ladies", "girls", "boys", "mothers", "fathers",
         ],
     ),
-    ("pregnancy", &["pregnant", "pregnancy", "pregnancies", "maternity", "childbirth"]),
+    (
+        "pregnancy",
+        &[
+            "pregnant",
+            "pregnancy",
+            "pregnancies",
+            "maternity",
+            "childbirth",
+            "expecting a baby",
+            "expecting a child",
+        ],
+    ),
     (
         "sexual orientation or gender identity",
         &[
@@ -199,6 +211,11 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "accents",
             "visa holders",
             "naturalized",
+            "descent",
+            "heritage",
+            "originally from",
+            "ethnic background",
+            "country of origin",
         ],
     ),
     (
@@ -250,7 +267,10 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "hiv",
         ],
     ),
-    ("genetic information", &["genetic", "genetics", "family medical history", "dna"]),
+    (
+        "genetic information",
+        &["genetic", "genetics", "family medical history", "family history", "dna", "hereditary"],
+    ),
     (
         "veteran or military status",
         &[
@@ -271,7 +291,26 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "guardsmen",
         ],
     ),
-    ("marital or family status", &["married", "marital", "single parents", "family status"]),
+    (
+        "marital or family status",
+        &[
+            "married",
+            "marital",
+            "single parent",
+            "single parents",
+            "single mom",
+            "single moms",
+            "single mother",
+            "single mothers",
+            "single dad",
+            "single dads",
+            "single father",
+            "single fathers",
+            "divorced",
+            "widowed",
+            "family status",
+        ],
+    ),
     (
         "complaint or retaliation history",
         &[
@@ -321,10 +360,11 @@ const PROTECTED_WITH_PEOPLE: &[(&str, &[&str])] = &[
         ],
     ),
     ("marital or family status", &["children", "kids", "parents"]),
+    ("pregnancy", &["expecting"]),
+    ("genetic information", &["gene", "genes", "mutation", "mutations", "genome"]),
 ];
 
-/// Verbs that ask to score or rank, adjectives that rank when they qualify people, and nouns
-/// for people.
+/// Verbs that ask to score or rank.
 const RANK_VERBS: &[&str] = &[
     "rank",
     "ranks",
@@ -343,7 +383,13 @@ const RANK_VERBS: &[&str] = &[
     "evaluate",
     "stack-rank",
     "stack rank",
+    "leaderboard",
+    "scorecard",
 ];
+
+/// Words that rank what they qualify ("the best drivers", "top 10 reps") and superlatives of
+/// measure ("the most late loads", "the fewest complaints"); an adjective WordNet knows whose
+/// `-est` form a question writes ("slowest", "busiest") ranks too.
 const RANK_ADJECTIVES: &[&str] = &[
     "best",
     "worst",
@@ -351,138 +397,35 @@ const RANK_ADJECTIVES: &[&str] = &[
     "weakest",
     "top",
     "bottom",
-    "most qualified",
-    "least qualified",
+    "most",
+    "least",
+    "fewest",
+    "highest",
+    "lowest",
     "ideal",
 ];
-/// Nouns for people: the subjects whose protected attributes are refused. A registry adds its
-/// own (see [`Screen::new`]).
-const PEOPLE: &[&str] = &[
-    "candidate",
-    "candidates",
-    "people",
-    "person",
-    "persons",
-    "staff",
-    "employee",
-    "employees",
-    "applicant",
-    "applicants",
-    "engineer",
-    "engineers",
-    "bench",
-    "individual",
-    "individuals",
-    "worker",
-    "workers",
-    "hire",
-    "hires",
-    "recruit",
-    "recruits",
-    "analyst",
-    "analysts",
-    "personnel",
-    "folks",
-    "consultants",
-    "consultant",
-    "workforce",
-    "team members",
-    "members",
-];
-/// Words that make a subject a firm, a contract or an award: general English, and with
-/// [`SET_ASIDE`] the federal capture vocabulary. A registry adds its own (see [`Screen::new`]).
-const FIRMS: &[&str] = &[
-    "vendor",
-    "vendors",
-    "incumbent",
-    "incumbents",
-    "company",
-    "companies",
-    "firm",
-    "firms",
-    "competitor",
-    "competitors",
-    "partner",
-    "partners",
-    "contractor",
-    "contractors",
-    "prime",
-    "primes",
-    "sub",
-    "subs",
-    "subcontractor",
-    "subcontractors",
-    "awardee",
-    "awardees",
-    "business",
-    "businesses",
-    "enterprise",
-    "enterprises",
-    "supplier",
-    "suppliers",
-    "organisation",
-    "organisations",
-    "organization",
-    "organizations",
-    "contract",
-    "contracts",
-    "award",
-    "awards",
-    "recompete",
-    "recompetes",
+
+/// The decisions about a worker that a ranking serves (NYC Local Law 144's employment
+/// decisions): said of workers, they make the question a request to pick individuals out.
+const EMPLOYMENT_DECISIONS: &[&[&str]] = &[
+    &["let", "go"],
+    &["lay", "off"],
+    &["laid", "off"],
+    &["layoff"],
+    &["layoffs"],
+    &["fire"],
+    &["terminate"],
+    &["promote"],
+    &["promotion"],
+    &["promotions"],
+    &["bonus"],
+    &["bonuses"],
+    &["discipline"],
+    &["demote"],
 ];
 
-/// Words of a registry's names and columns too general to say who a question is about.
-const GENERIC_COLUMN_WORDS: &[&str] = &[
-    "name",
-    "top",
-    "end",
-    "date",
-    "value",
-    "count",
-    "fiscal",
-    "quarter",
-    "share",
-    "ratio",
-    "depth",
-    "level",
-    "agency",
-    "naics",
-    "total",
-    "id",
-    "title",
-    "due",
-    "seats",
-    "clearance",
-    "compartments",
-    "requirement",
-    "summary",
-    "picture",
-    "capture",
-    "fit",
-    "availability",
-    "available",
-    "now",
-    "later",
-    "within",
-    "days",
-    "category",
-    "labor",
-    "spend",
-    "upcoming",
-    "market",
-    "profile",
-    "size",
-    "status",
-    "parent",
-    "hops",
-    "direction",
-    "start",
-    "potential",
-];
-
-/// How far after a protected word a firm word makes it a firm's attribute ("veteran-owned
-/// small businesses", "disabled veteran businesses").
+/// How far after a protected word its noun phrase is looked for ("veteran-owned small
+/// businesses", "disabled veteran businesses").
 const ATTACHED_WITHIN: usize = 4;
 
 /// Which phrase list a phrase belongs to.
@@ -549,187 +492,264 @@ fn first_category(mask: u64, table: &[(&'static str, &[&str])]) -> Option<&'stat
 // One bit per category.
 const _: () = assert!(PROTECTED.len() <= 64 && PROTECTED_WITH_PEOPLE.len() <= 64);
 
+/// How the screen reads one word of a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// A function word, a verb, an unknown word.
+    Other,
+    /// Something other than people: a noun whose senses are mostly things, a word of the
+    /// registry's intents or kinds, an ownership word.
+    Thing,
+    /// People who are not, by this word, a workforce: customers, guests, students.
+    Person,
+    /// People of a workforce (drivers, nurses, candidates) or people as such: ranking or scoring
+    /// them is refused.
+    Worker,
+}
+
+impl Role {
+    fn is_people(self) -> bool {
+        matches!(self, Role::Person | Role::Worker)
+    }
+}
+
 /// The screen over one registry: who a question is about decides whether a protected-sounding
-/// word is a person's attribute (refused) or a firm's, a contract's or an award's (allowed).
+/// word is a person's attribute (refused) or a thing's (allowed), and whether a ranking ranks
+/// workers (refused) or things and customers (allowed).
 ///
-/// People are the built-in people nouns plus, from the registry, the names of the planes that
-/// count (`bench`) and their intents' count columns (`candidates`). Firms, contracts and awards
-/// are the built-in firm nouns plus the words of the names and output columns of intents on the
-/// other planes (`vendor`, `incumbent`, `awards`, `uei`...), general words left out.
+/// Who denotes people comes from general knowledge ([`Knowledge`], WordNet's nouns for people
+/// and its hypernyms for who works), whatever the registry says; the registry adds:
+/// - the people its planes declare (`people`): people whose ranking is the plane's business, or
+///   a workforce on a plane declared `workforce`;
+/// - the names and counted columns of planes that count (`bench`, `candidates`): a workforce;
+/// - the words of its intents' names and kinds' labels: things it ranks or looks up (a
+///   freight registry's `carrier`, the reference registry's `incumbent`), whose ranking is its
+///   business even where English has a person sense for them.
 #[derive(Debug, Clone)]
 pub struct Screen {
-    people: BTreeSet<String>,
-    /// Nouns a registry's planes declare for the people their rows are about (`people`): their
-    /// protected attributes are refused like anyone's, but ranking them (customers by spend)
-    /// is the business the plane exists for.
+    knowledge: &'static Knowledge,
+    /// Declared people of planes that are not a workforce (retail's `customer`).
     subjects: BTreeSet<String>,
-    firms: BTreeSet<String>,
+    /// People the registry says are a workforce: counting planes' names and counted columns,
+    /// and the declared people of `workforce` planes.
+    workers: BTreeSet<String>,
+    /// Words of intent names and kind labels: what the registry returns, ranks or looks up.
+    things: BTreeSet<String>,
 }
 
 impl Default for Screen {
-    /// The built-in vocabulary only.
+    /// General knowledge only.
     fn default() -> Screen {
         Screen {
-            people: PEOPLE.iter().flat_map(|it| phrase_words(it)).map(str::to_owned).collect(),
+            knowledge: Knowledge::english(),
             subjects: BTreeSet::new(),
-            firms: FIRMS.iter().chain(SET_ASIDE).map(|&it| it.to_owned()).collect(),
+            workers: BTreeSet::new(),
+            things: BTreeSet::new(),
         }
     }
 }
 
 impl Screen {
-    /// The screen grounded on `registry`'s planes, intent names and columns.
+    /// The screen grounded on `registry`'s planes, intents and kinds.
     pub fn new(registry: &Registry) -> Screen {
         let mut screen = Screen::default();
-        let mut firm_words = BTreeSet::new();
         for plane in registry.planes() {
-            for noun in &plane.people {
-                screen.subjects.extend(word_forms(noun));
+            let nouns = plane.people.iter().flat_map(|noun| word_forms(noun));
+            for noun in nouns {
+                // A plane's people are its business to rank (customers), unless the plane is a
+                // workforce or the noun names people at work (a registry declaring its
+                // surgeons does not make ranking them its business).
+                let works = screen.knowledge.noun(&noun).is_some_and(|it| it.may_be_worker());
+                if plane.is_workforce() || plane.counts || works {
+                    screen.workers.insert(noun);
+                } else {
+                    screen.subjects.insert(noun);
+                }
             }
         }
         for intent in registry.intents() {
-            let IntentBody::Query(query) = &intent.body else { continue };
+            let IntentBody::Query(query) = &intent.body else {
+                screen.things.extend(word_forms(&intent.name));
+                continue;
+            };
             let plane = registry.plane(query.plane);
             if plane.counts {
                 let counted = query.suppression.iter().flat_map(|it| &it.count_columns);
                 for &column in counted {
                     if let Some(column) = query.columns.get(column) {
-                        screen.people.extend(word_forms(&column.name));
+                        screen.workers.extend(word_forms(&column.name));
                     }
                 }
-                screen.people.extend(word_forms(&plane.name));
+                screen.workers.extend(word_forms(&plane.name));
             } else {
-                firm_words.extend(word_forms(&intent.name));
-                for column in &query.columns {
-                    firm_words.extend(word_forms(&column.name));
-                }
+                screen.things.extend(word_forms(&intent.name));
             }
         }
-        // A column named by a protected word (a ticket's `age_days`) does not make that word a
-        // firm's: "requesters by age" stays about the requesters' age.
+        for kind in registry.kinds() {
+            screen.things.extend(word_forms(&kind.label));
+        }
+        // A word of a name that is a protected word (a `veteran_awards` intent) or a declared
+        // person stays what it is.
         let protected_word = |word: &str| {
             PHRASES.get(word).is_some_and(|phrases| {
                 phrases.iter().any(|(parts, group)| parts.len() == 1 && *group != Group::RankVerb)
             })
         };
-        firm_words.retain(|word| {
+        let (subjects, workers) = (&screen.subjects, &screen.workers);
+        screen.things.retain(|word| {
             word.len() > 2
                 && !protected_word(word)
-                && !GENERIC_COLUMN_WORDS.contains(&word.as_str())
-                && !GENERIC_COLUMN_WORDS.contains(&word.trim_end_matches('s'))
-                && !screen.people.contains(word)
-                && !screen.subjects.contains(word)
+                && !subjects.contains(word)
+                && !workers.contains(word)
         });
-        screen.firms.extend(firm_words);
         screen
     }
 
     /// Screens a question whose input shape is valid. `extraction` is the extractors' output
-    /// for the same text; agency spans are masked before matching.
+    /// for the same text; names (agencies, dictionary values, quoted names) are masked first.
     pub fn check(&self, question: &str, extraction: &Extraction) -> Option<Refusal> {
         // A people noun inside a name ("gold members") still says who the question is about,
         // but the name qualifies it: ranking them is ranking the name's rows.
-        let noun = |word: &str| self.people.contains(word) || self.subjects.contains(word);
-        let (text, kept) = masked(question, extraction, &noun);
-        let spans = word_spans(&text);
+        let noun = |word: &str| self.role(word).is_people() && !PHRASES.contains_key(word);
+        let (text, kept, names) = masked(question, extraction, &noun);
+        // Each name wholly blanked stands in the words as one [`NAME`], a thing.
+        let mut spans = word_spans(&text);
+        spans.extend(names.iter().map(|&start| (start, NAME)));
+        spans.sort_by_key(|&(start, _)| start);
         let words: Vec<&str> = spans.iter().map(|&(_, word)| word).collect();
         let named: Vec<bool> = spans.iter().map(|(start, _)| kept.contains(start)).collect();
-        self.verdict(&words, &named, &hits(&words))
+        // A trade's abbreviation written in capitals and made plural ("CSMs", "CRNAs").
+        let acronyms: Vec<bool> = spans
+            .iter()
+            .map(|&(start, word)| {
+                let original = question.get(start..start + word.len()).unwrap_or("");
+                let capitals = original.bytes().filter(u8::is_ascii_uppercase).count();
+                capitals >= 2 && original.ends_with('s') && original.len() == capitals + 1
+            })
+            .collect();
+        // A compound written with a hyphen that the knowledge knows joined or spaced
+        // ("money-makers", "write-ups") is read as one noun, at its last word.
+        let compounds: Vec<Option<String>> = (0..spans.len())
+            .map(|at| {
+                let (start, word) = spans[at];
+                let (before, previous) = *spans.get(at.checked_sub(1)?)?;
+                let hyphen = question.get(before + previous.len()..start) == Some("-");
+                let known = |compound: &str| {
+                    self.knowledge.noun(compound).is_some_and(|it| it.usually_noun())
+                };
+                [format!("{previous}{word}"), format!("{previous} {word}")]
+                    .into_iter()
+                    .find(|compound| hyphen && known(compound))
+            })
+            .collect();
+        self.verdict(&words, &named, &acronyms, &compounds, &hits(&words))
+    }
+
+    /// What one lower-case word denotes, out of context.
+    fn role(&self, word: &str) -> Role {
+        if word == NAME {
+            return Role::Thing;
+        }
+        if self.workers.contains(word) {
+            return Role::Worker;
+        }
+        if self.subjects.contains(word) {
+            return Role::Person;
+        }
+        if word.len() < 2 || is_function_word(word) || is_number(word) {
+            return Role::Other;
+        }
+        if SET_ASIDE.contains(&word) {
+            return Role::Thing;
+        }
+        match self.knowledge.noun(word) {
+            Some(noun) if noun.usually_noun() => match noun.denotes() {
+                Denotes::Worker => Role::Worker,
+                Denotes::Person => Role::Person,
+                Denotes::Thing => Role::Thing,
+            },
+            _ if self.things.contains(word) => Role::Thing,
+            _ => Role::Other,
+        }
+    }
+
+    /// Whether a plural abbreviation in capitals (`acronym`) is one neither the knowledge nor
+    /// the registry knows ("CSMs", "CRNAs"): it may name people, and the screen fails safe where
+    /// ranking or an age would be asked of them.
+    fn unknown_plural(&self, word: &str, acronym: bool) -> bool {
+        acronym && !self.things.contains(word) && self.knowledge.word(word).is_none()
+    }
+
+    /// Whether ranking what `word` names ranks workers: the registry's workforce, a noun with a
+    /// real sense of someone at work (a "bus operator", a "support agent", a "dispatcher"), or
+    /// an unknown plural, unless the registry ranks it (the reference registry's incumbents) or
+    /// declares it people whose ranking is its business (retail's customers).
+    fn ranks_workers(&self, word: &str, acronym: bool) -> bool {
+        if self.workers.contains(word) {
+            return true;
+        }
+        if self.things.contains(word)
+            || self.subjects.contains(word)
+            || word.len() < 2
+            || is_function_word(word)
+            || is_number(word)
+        {
+            return false;
+        }
+        self.role(word) == Role::Worker
+            || self
+                .knowledge
+                .noun(word)
+                .is_some_and(|noun| noun.usually_noun() && noun.may_be_worker())
+            || self.unknown_plural(word, acronym)
     }
 
     /// The verdict on a question's words (`named`: said inside a name), given the phrases they
     /// contain.
-    fn verdict(&self, words: &[&str], named: &[bool], hits: &[Hit]) -> Option<Refusal> {
-        let firm = |word: &&str| self.firms.contains(*word);
-        // A people noun followed closely by a firm word modifies it ("staff augmentation
-        // vendors", "staffing firms"): the subject is the firm.
-        let subject = |at: usize, nouns: &BTreeSet<String>| {
-            nouns.contains(words[at]) && !words.iter().skip(at + 1).take(2).any(&firm)
-        };
-        // `ranked` holds the people nouns whose ranking is refused; `people` adds the plane
-        // subjects, whose protected attributes are.
-        let ranked: Vec<bool> =
-            (0..words.len()).map(|at| !named[at] && subject(at, &self.people)).collect();
-        let people: Vec<bool> = (0..words.len())
-            .map(|at| subject(at, &self.people) || subject(at, &self.subjects))
-            .collect();
-        let about_people = people.contains(&true);
-        let about_ranked = ranked.contains(&true);
-        let about_firms = words.iter().any(firm);
-        // "owned by" describes a firm the question names ("vendors owned by women"), not
-        // anyone's accounts ("customers owned by Christians").
-        let names_firm = words.iter().any(|word| firm(word) && !SET_ASIDE.contains(word));
-        // A protected word followed closely by a firm word, no person or relative pronoun
-        // between, describes the firm ("women-owned", "veteran set-asides", "disabled veteran
-        // businesses"), as does one after "owned by"; "requesters by age who opened tickets" is
-        // about the requesters' age.
-        // A protected word that a person has ("staff members with a disability", "employees
-        // who are veterans") is that person's, whatever follows it.
-        let had = |at: usize| {
-            let linking = |word: &str| {
-                matches!(
-                    word,
-                    "with" | "who" | "that" | "having" | "are" | "is" | "have" | "has" | "a" | "an"
-                )
-            };
-            (2..=3).any(|back| {
-                at >= back
-                    && people[at - back]
-                    && (at - back + 1..at).all(|position| linking(words[position]))
-            })
-        };
-        let attached = |at: usize, len: usize| {
-            if had(at) {
-                return false;
-            }
-            let after = at + len;
-            let followed = words
-                .iter()
-                .enumerate()
-                .skip(after)
-                .take(ATTACHED_WITHIN)
-                .take_while(|(position, word)| {
-                    !people[*position] && !matches!(**word, "who" | "whom" | "whose")
-                })
-                // A firm word just before a person qualifies the person ("the gender of the
-                // assigned agent").
-                .any(|(position, word)| {
-                    firm(word) && !people.get(position + 1).is_some_and(|&p| p)
-                });
-            followed || (names_firm && at >= 2 && words[at - 2] == "owned" && words[at - 1] == "by")
-        };
+    fn verdict(
+        &self,
+        words: &[&str],
+        named: &[bool],
+        acronyms: &[bool],
+        compounds: &[Option<String>],
+        hits: &[Hit],
+    ) -> Option<Refusal> {
+        let reading = Reading::new(self, words, named, acronyms, compounds);
         let (mut protected, mut with_people) = (0u64, 0u64);
         let mut ranks_people = false;
         for &(at, len, group) in hits {
             match group {
                 Group::Protected(n) => {
-                    // The age of a contract, an award or a vendor is not a person's age.
-                    let of_firms = n == AGE && about_firms && !about_people;
-                    if !attached(at, len) && !of_firms {
+                    // The age of a contract, an award or an invoice is not a person's age.
+                    let of_things = n == AGE && reading.about_things && !reading.about_people;
+                    if !reading.attached(at, len, PROTECTED[n].0) && !of_things {
                         protected |= 1 << n;
                     }
                 }
                 Group::WithPeople(n) => {
-                    // Right after a people noun it is theirs ("requesters over 50 who raise
-                    // the most tickets").
-                    let theirs = at > 0 && people[at - 1];
-                    if about_people && (theirs || !attached(at, len)) {
+                    // Right after people it is theirs ("requesters over 50 who raise the most
+                    // tickets"), and after an unknown plural that may be people ("which CSMs are
+                    // over 50").
+                    let theirs = reading.theirs(at);
+                    let category = PROTECTED_WITH_PEOPLE[n].0;
+                    let attached = reading.attached(at, len, category);
+                    // Children are a family status only as someone's ("staff with kids"), not
+                    // as whom the question counts ("how many of the youngest kids").
+                    let had = category != "marital or family status" || reading.had_by(at);
+                    if (theirs || reading.about_people && !attached) && had {
                         with_people |= 1 << n;
                     }
                 }
-                // Ranking is refused when what is ranked, the first subject noun after the
-                // verb, is people ("rank our TS/SCI candidates for the recompete"), or, with no
-                // such noun, when the question is about people and not about firms.
+                // Ranking is refused when what is ranked, the head of the phrase after the verb,
+                // is workers ("rank our bus drivers"), or a pronoun for the people the question
+                // is about ("rank them"), or, with no such phrase, when the question is about
+                // workers and not about things.
                 Group::RankVerb => {
-                    let object = words
-                        .iter()
-                        .enumerate()
-                        .skip(at + len)
-                        .take(RANKED_WITHIN)
-                        .find(|(position, word)| people[*position] || firm(word));
-                    ranks_people |= match object {
-                        Some((position, _)) => ranked[position],
-                        None => about_ranked && !about_firms,
+                    let pronoun = words.get(at + len).is_some_and(|it| PRONOUNS.contains(it));
+                    ranks_people |= match reading.head_after(at + len) {
+                        _ if pronoun => reading.about_people,
+                        Some(head) => reading.ranked[head],
+                        None => reading.about_ranked && !reading.about_things,
                     };
                 }
             }
@@ -740,26 +760,565 @@ impl Screen {
         if let Some(category) = first_category(with_people, PROTECTED_WITH_PEOPLE) {
             return Some(Refusal::ProtectedAttribute(category));
         }
-        // "Rank the vendors" ranks companies, which is allowed.
-        if ranks_people {
+        if reading.age_given() {
+            return Some(Refusal::ProtectedAttribute("age"));
+        }
+        if let Some(category) = reading.said_of_people() {
+            return Some(Refusal::ProtectedAttribute(category));
+        }
+        if ranks_people || reading.picks_out_workers() {
             return Some(Refusal::RanksPeople);
         }
-        // A ranking adjective qualifying a people noun within a few words ("the best TS/SCI
-        // candidate"), but not "top secret".
-        let qualifies_people = words.iter().enumerate().any(|(i, word)| {
-            RANK_ADJECTIVES.contains(word)
-                && words.get(i + 1) != Some(&"secret")
-                && ranked.iter().skip(i + 1).take(4).any(|&it| it)
-        }) || words.windows(3).enumerate().any(|(i, w)| {
-            RANK_ADJECTIVES.iter().any(|adjective| adjective.split_once(' ') == Some((w[0], w[1])))
-                && ranked[i + 2]
-        });
-        qualifies_people.then_some(Refusal::RanksPeople)
+        None
     }
 }
 
-/// How far after a ranking verb the ranked noun is looked for.
-const RANKED_WITHIN: usize = 6;
+/// What a name (an agency, a dictionary value, a quoted name) stands as among a question's words
+/// once blanked: a thing. No question word can be it (words are letters and digits).
+const NAME: &str = "<name>";
+
+/// Invariant 5's warning for a registry that does not say: an intent of a plane not declared
+/// `workforce = true` nor `workforce = false` that returns rows ranked (`ORDER BY`, `LIMIT`, a
+/// ranking window function) under a name that general English says denotes people at work
+/// ("top_drivers", "best_nurses"). Each warning names the intent and says what to declare.
+pub fn workforce_warnings(registry: &Registry) -> Vec<String> {
+    let knowledge = Knowledge::english();
+    let mut warnings = Vec::new();
+    for intent in registry.intents() {
+        let IntentBody::Query(query) = &intent.body else { continue };
+        let plane = registry.plane(query.plane);
+        if plane.workforce.is_some() || plane.counts || !planner_registry::ranks_rows(&query.sql) {
+            continue;
+        }
+        let workers = intent.name.split('_').find(|word| {
+            !plane.people.iter().any(|noun| noun == word || word.strip_suffix('s') == Some(noun))
+                && knowledge
+                    .noun(word)
+                    .is_some_and(|noun| noun.usually_noun() && noun.denotes() == Denotes::Worker)
+        });
+        if let Some(word) = workers {
+            warnings.push(format!(
+                "intent `{}` returns rows ranked, and its name says they are {word}, people at \
+                 work: ranking or scoring individual workers is an automated employment decision. \
+                 If plane `{}` holds the user's workforce, declare `workforce = true` (the intent \
+                 is then rejected unless the plane counts); if its rows are not people at work, \
+                 declare `workforce = false`",
+                intent.name, plane.name
+            ));
+        }
+    }
+    warnings
+}
+
+/// Personal pronouns a ranking verb may take for the people the question is about.
+const PRONOUNS: &[&str] = &["them", "him", "her", "everyone", "everybody"];
+
+/// Nouns for a figure computed over a dimension ("a racial breakdown", "the gender split"): a
+/// protected word before them is the dimension, not a thing's attribute.
+const STATISTICS: &[&str] = &[
+    "breakdown",
+    "split",
+    "distribution",
+    "mix",
+    "makeup",
+    "composition",
+    "share",
+    "percentage",
+    "proportion",
+    "ratio",
+    "count",
+    "counts",
+    "number",
+    "numbers",
+    "headcount",
+    "rate",
+    "rates",
+    "demographics",
+    "profile",
+    "makeup",
+    "balance",
+    "representation",
+];
+
+/// The owners' categories a firm is described by ("women-owned", "minority-owned", "veteran
+/// set-asides", "service-disabled veteran-owned"): those the public programmes for small
+/// businesses recognise. "Owned by Christians" describes the owners, not a firm.
+const OWNERSHIP: &[&str] = &[
+    "race or ethnicity",
+    "sex or gender",
+    "veteran or military status",
+    "disability or medical condition",
+];
+
+/// Categories only people have: their words describe no thing but through ownership
+/// ("LGBTQ-owned").
+const ONLY_PEOPLE: &[&str] = &[
+    "pregnancy",
+    "sexual orientation or gender identity",
+    "national origin or citizenship",
+    "genetic information",
+    "complaint or retaliation history",
+];
+
+/// Colour words that name a race when they qualify people ("Black students").
+const RACE_COLOURS: &[&str] = &["black", "white", "brown"];
+
+/// Verbs that link a subject to an adjective ("the bus that was disabled").
+const LINKING: &[&str] =
+    &["is", "was", "were", "are", "been", "be", "being", "became", "got", "gets"];
+
+fn is_number(word: &str) -> bool {
+    word.bytes().next().is_some_and(|it| it.is_ascii_digit())
+}
+
+/// One question as the screen reads it: each word's role, who is people, who is ranked.
+struct Reading<'a> {
+    screen: &'a Screen,
+    words: &'a [&'a str],
+    roles: Vec<Role>,
+    /// People said as the subject of their phrase: a people noun not modifying the thing right
+    /// after it ("customer accounts", "the incumbent contract").
+    people: Vec<bool>,
+    /// People whose ranking is refused (see [`Screen::ranks_workers`]), outside names.
+    ranked: Vec<bool>,
+    about_people: bool,
+    about_ranked: bool,
+    about_things: bool,
+    /// A thing other than an ownership word: what "owned by" can be said of.
+    names_thing: bool,
+    /// Which words were plural abbreviations in capitals.
+    acronyms: &'a [bool],
+}
+
+impl<'a> Reading<'a> {
+    fn new(
+        screen: &'a Screen,
+        words: &'a [&'a str],
+        named: &[bool],
+        acronyms: &'a [bool],
+        compounds: &[Option<String>],
+    ) -> Reading<'a> {
+        // A compound's role is at its last word; its first word is part of it.
+        let lexeme = |at: usize| compounds[at].as_deref().unwrap_or(words[at]);
+        let roles: Vec<Role> = (0..words.len())
+            .map(|at| match compounds.get(at + 1) {
+                Some(Some(_)) => Role::Other,
+                _ => screen.role(lexeme(at)),
+            })
+            .collect();
+        let role = |at: usize| roles.get(at).copied().unwrap_or(Role::Other);
+        // Only a singular person noun modifies ("customer accounts"); a plural before a noun
+        // is its subject ("students riding the bus").
+        // A possessor is no subject either ("the incumbent's contract").
+        let modifier = |at: usize| {
+            let singular =
+                || screen.knowledge.noun(words[at]).is_none_or(|noun| noun.lemma() == words[at]);
+            (role(at + 1) == Role::Thing && singular())
+                || (words.get(at + 1) == Some(&"s")
+                    && role(at + 2) == Role::Thing
+                    && words.get(at + 2).is_some_and(|it| !PHRASES.contains_key(it)))
+        };
+        let people: Vec<bool> =
+            (0..words.len()).map(|at| role(at).is_people() && !modifier(at)).collect();
+        let ranked: Vec<bool> = (0..words.len())
+            .map(|at| {
+                !named[at]
+                    && !modifier(at)
+                    && (people[at] || role(at) != Role::Person)
+                    && !matches!(compounds.get(at + 1), Some(Some(_)))
+                    && screen.ranks_workers(lexeme(at), acronyms[at])
+            })
+            .collect();
+        Reading {
+            screen,
+            words,
+            about_people: people.contains(&true),
+            about_ranked: (0..words.len()).any(|at| ranked[at] && people[at]),
+            about_things: roles.contains(&Role::Thing),
+            names_thing: (0..words.len())
+                .any(|at| roles[at] == Role::Thing && !SET_ASIDE.contains(&words[at])),
+            acronyms,
+            roles,
+            people,
+            ranked,
+        }
+    }
+
+    fn knowledge(&self) -> &'static Knowledge {
+        self.screen.knowledge
+    }
+
+    /// Whether the word at `at` can go on a noun phrase: a content word that is no number and
+    /// no verb alone ("tracking" can, "work" in "women work" cannot).
+    fn in_phrase(&self, at: usize) -> bool {
+        let word = self.words[at];
+        if word.len() < 2 || is_function_word(word) || is_number(word) {
+            return false;
+        }
+        match self.knowledge().word(word) {
+            Some(known) => {
+                known.usually_noun() || known.is_adjective() || self.roles[at] != Role::Other
+            }
+            None => self.knowledge().verb(word).is_none(),
+        }
+    }
+
+    /// The head of the noun phrase starting at or after `from`: past determiners, numbers and
+    /// function words, the last word of the run of phrase words.
+    fn head_after(&self, from: usize) -> Option<usize> {
+        let start = (from..self.words.len()).take(4).find(|&at| self.in_phrase(at))?;
+        let mut head = start;
+        // A participle after the phrase's first word starts a clause ("requesters raising P1
+        // tickets"); as its first word it modifies ("tracking feed").
+        let participle = |at: usize| {
+            let word = self.words[at];
+            (word.ends_with("ing") || word.ends_with("ed")) && self.knowledge().verb(word).is_some()
+        };
+        while head + 1 < self.words.len()
+            && head + 1 - start < 4
+            && self.in_phrase(head + 1)
+            && !participle(head + 1)
+        {
+            head += 1;
+        }
+        Some(head)
+    }
+
+    /// Whether the word at `at` is had or been by someone: "with", "have", "their", "are"...
+    /// one or two words before it.
+    fn had_by(&self, at: usize) -> bool {
+        (1..=2).any(|back| {
+            at >= back
+                && matches!(
+                    self.words[at - back],
+                    "with" | "have" | "has" | "having" | "had" | "their" | "are" | "is" | "without"
+                )
+        })
+    }
+
+    /// Whether the word at `position` may be people: people, or an unknown plural abbreviation.
+    fn may_be_people(&self, position: usize) -> bool {
+        self.people[position]
+            || self.screen.unknown_plural(self.words[position], self.acronyms[position])
+    }
+
+    /// The subject a linking verb before `at` predicates of: the head of the question's first
+    /// phrase when it opens with "which", "what" or "how many" ("which customers in the
+    /// Southeast are Hispanic"), else the noun before the verb, past the prepositional phrases
+    /// after it ("the technicians on the service desk are").
+    fn subject_of(&self, at: usize) -> Option<usize> {
+        let words = self.words;
+        let mut back = at;
+        while back > 0
+            && (LINKING.contains(&words[back - 1]) || matches!(words[back - 1], "a" | "an"))
+        {
+            back -= 1;
+        }
+        if back == at || back == 0 || !words[back..at].iter().any(|word| LINKING.contains(word)) {
+            return None;
+        }
+        let opens = words.first().is_some_and(|first| matches!(*first, "which" | "what"))
+            || words.starts_with(&["how", "many"]);
+        let first = self.head_after(1).filter(|&head| head < back);
+        if let Some(head) =
+            first.filter(|&head| opens && (self.roles[head] != Role::Other || self.acronyms[head]))
+        {
+            return Some(head);
+        }
+        let mut subject = back - 1;
+        if matches!(words[subject], "that" | "which" | "who") && subject > 0 {
+            subject -= 1;
+        }
+        loop {
+            let mut start = subject;
+            while start > 0 && matches!(words[start - 1], "the" | "a" | "an" | "our" | "their") {
+                start -= 1;
+            }
+            let preposition = start >= 2
+                && matches!(
+                    words[start - 1],
+                    "in" | "on" | "at" | "from" | "of" | "for" | "across" | "with" | "under"
+                );
+            if !preposition {
+                return Some(subject);
+            }
+            subject = start - 2;
+        }
+    }
+
+    /// Whether an age phrase at `at` follows people, or an unknown plural, directly or through
+    /// a linking verb ("which CSMs are over 50").
+    fn theirs(&self, at: usize) -> bool {
+        (at > 0 && self.may_be_people(at - 1))
+            || self.subject_of(at).is_some_and(|subject| self.may_be_people(subject))
+    }
+
+    /// Whether a protected phrase at `at` (of `len` words) describes a thing, not people: an
+    /// ownership word after it ("women-owned") or "owned by" before it where the question names
+    /// a thing; a thing it is said of ("OR-202 was disabled"); a person noun ("veterans")
+    /// modifying the noun right after it ("veteran businesses", "women's shoes"); an adjective
+    /// ("disabled", "aged") whose noun phrase ends in a thing ("a disabled tracking feed",
+    /// "aged receivables"); a noun whose possessor is a thing ("the age of a contract"). What a
+    /// person has ("staff with a disability") is theirs, and so is a figure of people over the
+    /// dimension ("a racial breakdown of our staff", "the gender split").
+    fn attached(&self, at: usize, len: usize, category: &str) -> bool {
+        let words = self.words;
+        let linking = |word: &str| {
+            matches!(
+                word,
+                "with" | "who" | "that" | "having" | "are" | "is" | "have" | "has" | "a" | "an"
+            )
+        };
+        let had = (2..=3).any(|back| {
+            at >= back
+                && self.people[at - back]
+                && (at - back + 1..at).all(|position| linking(words[position]))
+        });
+        if had {
+            return false;
+        }
+        let after = at + len;
+        if OWNERSHIP.contains(&category) {
+            let owned_by = at >= 2 && words[at - 2] == "owned" && words[at - 1] == "by";
+            let owned =
+                words.iter().skip(after).take(ATTACHED_WITHIN).any(|it| SET_ASIDE.contains(it));
+            if (self.names_thing && owned_by) || owned {
+                return true;
+            }
+        }
+        // A lemma of its own that holds the phrase names its own thing ("maternity ward",
+        // "sick leave", "race track").
+        let phrase = words[at..after].join(" ");
+        // A state or an attribute ("marital status", "mental health") is the attribute itself.
+        let lemma = |compound: &str| {
+            self.knowledge().noun(compound).is_some_and(|noun| {
+                let top = noun.senses().first().map_or(0, |it| it.lexfile);
+                noun.denotes() == Denotes::Thing && !noun.is_medical() && !matches!(top, 7 | 26)
+            })
+        };
+        if words.get(after).is_some_and(|next| lemma(&format!("{phrase} {next}")))
+            || (at > 0 && lemma(&format!("{} {phrase}", words[at - 1])))
+        {
+            return true;
+        }
+        if ONLY_PEOPLE.contains(&category) {
+            return false;
+        }
+        // Right after a thing, it says what the thing is ("invoices older than 60 days", "a
+        // route that is chronically late"); a person's it would be after people.
+        // A name before it ("customers in the Midwest over 65") is where, not what.
+        if at > 0
+            && self.roles[at - 1] == Role::Thing
+            && self
+                .knowledge()
+                .noun(words[at - 1])
+                .is_some_and(|noun| noun.usually_noun() && !noun.may_be_person())
+        {
+            return true;
+        }
+        // Said of a thing through a linking verb: "OR-202 was disabled", "the bus that was
+        // disabled", "products that are a minority share"; not of what may be people ("station
+        // agents are Hispanic").
+        if let Some(subject) = self.subject_of(at) {
+            let may_be_person =
+                self.knowledge().noun(words[subject]).is_some_and(|noun| noun.may_be_person())
+                    || self.may_be_people(subject);
+            return (self.roles[subject] == Role::Thing && !may_be_person)
+                || is_number(words[subject]);
+        }
+        let last = words[after - 1];
+        let known = self.knowledge().word(last);
+        let person_noun =
+            self.knowledge().noun(last).is_some_and(|noun| noun.denotes() != Denotes::Thing);
+        // An attribute's own noun ("race", "disability", "age") is a thing's only as the thing's
+        // ("the age of a contract"): before a noun it names the attribute ("a disability
+        // accommodation", "the age bracket").
+        let attribute_noun =
+            !person_noun && known.is_some_and(|it| it.usually_noun() && !it.is_adjective());
+        let mut position = after;
+        if attribute_noun && words.get(position) != Some(&"of") {
+            return false;
+        }
+        // A part of things: "a minority of routes", "the majority of invoices".
+        if person_noun && words.get(after) == Some(&"of") {
+            let head = self.head_after(after + 1);
+            return head.is_some_and(|head| {
+                self.roles[head] == Role::Thing && !self.people[head] && head <= after + 4
+            });
+        }
+        if person_noun {
+            // A person noun modifies only a noun right after it (past a possessive's `s`).
+            position += usize::from(words.get(position) == Some(&"s"));
+            let modifies = words.get(position).is_some_and(|word| {
+                !is_function_word(word)
+                    && !is_number(word)
+                    && self.knowledge().noun(word).is_none_or(|noun| noun.usually_noun())
+            });
+            if !modifies {
+                return false;
+            }
+        } else if words.get(position) == Some(&"of") {
+            position += 1;
+            while words.get(position).is_some_and(|word| {
+                matches!(*word, "the" | "a" | "an" | "our" | "their" | "each" | "every" | "this")
+            }) {
+                position += 1;
+            }
+        }
+        // The phrase's words: none may be people; its head, the last, decides.
+        let mut head = None;
+        for offset in (position..words.len()).take(ATTACHED_WITHIN) {
+            if !self.in_phrase(offset) {
+                break;
+            }
+            if self.people[offset] {
+                return false;
+            }
+            head = Some(offset);
+        }
+        let Some(head) = head else { return false };
+        // A figure over people: "... breakdown of our account executives".
+        let of_people = matches!(
+            words.get(head + 1),
+            Some(&("of" | "among" | "for" | "across" | "in" | "by" | "on"))
+        ) && (head + 2..words.len()).take(4).any(|position| self.people[position]);
+        if of_people || STATISTICS.contains(&words[head]) {
+            return false;
+        }
+        match self.knowledge().noun(words[head]) {
+            // A state or an attribute is the protected attribute itself ("a genetic disorder",
+            // "racial composition").
+            Some(noun) => {
+                let top = noun.senses().first().map_or(0, |it| it.lexfile);
+                !noun.is_medical() && !matches!(top, 7 | 26) && self.roles[head] != Role::Person
+            }
+            None => true,
+        }
+    }
+
+    /// Whether the question gives people an age: "over", "under", "above" or "below" and a
+    /// number a person's age can be (16 to 99), no unit after it, said of people ("the periop
+    /// staff over 55", "which CSMs are over 50").
+    fn age_given(&self) -> bool {
+        let words = self.words;
+        (0..words.len().saturating_sub(1)).any(|at| {
+            let bound = matches!(words[at], "over" | "under" | "above" | "below" | "aged");
+            let age = words[at + 1].parse::<u32>().is_ok_and(|it| (16..=99).contains(&it));
+            let unit = words.get(at + 2).is_some_and(|next| {
+                !is_function_word(next) && self.knowledge().noun(next).is_some()
+            });
+            bound && age && !unit && (self.theirs(at) || (self.about_people && !self.about_things))
+        })
+    }
+
+    /// A protected attribute said of people in words the phrase lists do not hold: an illness
+    /// or a disability by its name ("heart disease", "diabetes"), from the knowledge file, and a
+    /// colour that names a race before people ("Black students").
+    fn said_of_people(&self) -> Option<&'static str> {
+        let words = self.words;
+        let colour = (0..words.len().saturating_sub(1))
+            .any(|at| RACE_COLOURS.contains(&words[at]) && self.people[at + 1]);
+        if colour {
+            return Some("race or ethnicity");
+        }
+        if !self.about_people {
+            return None;
+        }
+        let medical = |at: usize| {
+            let single = self.knowledge().noun(words[at]);
+            let pair = words
+                .get(at + 1)
+                .and_then(|next| self.knowledge().noun(&format!("{} {next}", words[at])));
+            pair.or(single).is_some_and(|noun| noun.is_medical() && noun.usually_noun())
+        };
+        let medical = (0..words.len())
+            .any(|at| medical(at) && !self.attached(at, 1, "disability or medical condition"));
+        medical.then_some("disability or medical condition")
+    }
+
+    /// Whether the question picks individual workers out: a ranking word before them ("the
+    /// best TS/SCI candidate", "top 10 bus operators"), a superlative asked of workers who open
+    /// the question ("which dispatchers let the most late loads through"), a measure broken down
+    /// by each of them ("on-time rate by driver", "each school nurse"), or an employment decision
+    /// asked of them or of "who" ("who to let go", "for bonuses").
+    fn picks_out_workers(&self) -> bool {
+        let words = self.words;
+        // A ranking word, but not "top secret", nor a bound ("at least", "at most").
+        let ranking = |at: usize| {
+            let word = words[at];
+            (RANK_ADJECTIVES.contains(&word) || self.screen.superlative(word))
+                && words.get(at + 1) != Some(&"secret")
+                && !(at > 0 && words[at - 1] == "at")
+        };
+        let ranked_head = |from: usize| self.head_after(from).is_some_and(|head| self.ranked[head]);
+        let qualifies = (0..words.len()).any(|at| ranking(at) && ranked_head(at + 1));
+        // Workers as the head of the question's first phrase, a superlative after them.
+        let first = (0..words.len()).find(|&at| self.roles[at] != Role::Other);
+        let subject_ranked = first.is_some_and(|at| {
+            let head = self.head_after(at).unwrap_or(at);
+            self.ranked[head]
+                && (head + 1..words.len()).any(|later| ranking(later) && words[later] != "top")
+        });
+        // "by driver", "each rep", "every nurse", "individual agents"; not the agent of a
+        // passive verb ("owned by women", "handled by dispatchers").
+        let passive = |at: usize| {
+            at > 0
+                && (words[at - 1].ends_with("ed") || words[at - 1].ends_with("en"))
+                && self.knowledge().verb(words[at - 1]).is_some()
+        };
+        let each = (0..words.len()).any(|at| {
+            let cue = match words[at] {
+                "by" => !passive(at),
+                "each" | "every" | "individual" => true,
+                _ => false,
+            };
+            cue && ranked_head(at + 1)
+        });
+        let asks_who = words.iter().any(|word| matches!(*word, "who" | "whom" | "which"));
+        let decision = (self.about_ranked || asks_who)
+            && EMPLOYMENT_DECISIONS
+                .iter()
+                .any(|phrase| words.windows(phrase.len()).any(|window| window == *phrase));
+        qualifies || subject_ranked || each || decision
+    }
+}
+
+impl Screen {
+    /// Whether `word` is the superlative of an adjective ("slowest", "busiest", "latest" is not
+    /// a ranking of people but of time, and says nothing of whom).
+    fn superlative(&self, word: &str) -> bool {
+        let Some(stem) = word.strip_suffix("est").filter(|it| it.len() >= 2) else { return false };
+        if matches!(
+            word,
+            "latest"
+                | "earliest"
+                | "interest"
+                | "request"
+                | "guest"
+                | "forest"
+                | "contest"
+                | "harvest"
+                | "suggest"
+                | "invest"
+                | "protest"
+                | "honest"
+                | "modest"
+                | "rest"
+                | "test"
+                | "west"
+                | "best"
+        ) {
+            return false;
+        }
+        let adjective = |base: &str| self.knowledge.word(base).is_some_and(|it| it.is_adjective());
+        adjective(stem)
+            || adjective(&format!("{stem}e"))
+            || stem.strip_suffix('i').is_some_and(|it| adjective(&format!("{it}y")))
+            || stem.len() > 2
+                && stem.as_bytes()[stem.len() - 1] == stem.as_bytes()[stem.len() - 2]
+                && adjective(&stem[..stem.len() - 1])
+    }
+}
 
 /// The index of the age category in [`PROTECTED`].
 const AGE: usize = 6;
@@ -792,22 +1351,31 @@ fn is_name(kind: ParamKind) -> bool {
 }
 
 /// The lower-cased question with the names (agencies, dictionary values, quoted names) blanked
-/// out, but for their words `keep` holds, whose starts are returned too.
+/// out, but for the last word of a name of several words where `keep` holds, whose starts are
+/// returned, then the starts of the names wholly blanked.
 fn masked(
     question: &str,
     extraction: &Extraction,
     keep: &dyn Fn(&str) -> bool,
-) -> (String, Vec<usize>) {
+) -> (String, Vec<usize>, Vec<usize>) {
     let mut text = question.to_lowercase();
     let mut kept = Vec::new();
+    let mut names = Vec::new();
     if text.len() == question.len() {
         for mention in extraction.params.iter().filter(|it| is_name(it.kind)) {
             let (start, end) = (mention.span.start, mention.span.end);
             let Some(name) = text.get(start..end) else { continue };
             let mut blanked = String::with_capacity(name.len());
-            for (at, word) in word_spans(name) {
+            let words = word_spans(name);
+            // Only a name of several words whose last word is kept says who ("gold members");
+            // a name of one word is the proper name of a thing ("Army").
+            let last = words.len().checked_sub(1).filter(|&last| last > 0);
+            if last.is_none_or(|last| !keep(words[last].1)) {
+                names.push(start);
+            }
+            for (n, (at, word)) in words.into_iter().enumerate() {
                 blanked.extend(std::iter::repeat_n(' ', at - blanked.len()));
-                if keep(word) {
+                if Some(n) == last && keep(word) {
                     kept.push(start + at);
                     blanked.push_str(word);
                 } else {
@@ -818,7 +1386,7 @@ fn masked(
             text.replace_range(start..end, &blanked);
         }
     }
-    (text, kept)
+    (text, kept, names)
 }
 
 /// The words of a lower-cased question: runs of letters and digits.
@@ -896,7 +1464,9 @@ mod tests {
 
     fn check(question: &str) -> Option<&'static str> {
         check_input(question).unwrap();
-        screen(question, &planner_extract::extract(question)).map(Refusal::label)
+        static REFERENCE: LazyLock<Screen> =
+            LazyLock::new(|| Screen::new(&planner_registry::reference::registry().unwrap()));
+        REFERENCE.check(question, &planner_extract::extract(question)).map(Refusal::label)
     }
 
     #[test]
@@ -992,8 +1562,6 @@ mod tests {
             .iter()
             .chain(PROTECTED_WITH_PEOPLE)
             .flat_map(|(_, phrases)| phrases.iter())
-            .chain(PEOPLE)
-            .chain(FIRMS)
             .chain(SET_ASIDE)
             .chain(RANK_VERBS)
             .chain(RANK_ADJECTIVES);
@@ -1004,7 +1572,7 @@ mod tests {
             questions.push(format!("Which {phrase} staff are cleared"));
         }
         for question in &questions {
-            let (text, _) = masked(question, &planner_extract::extract(question), &|_| false);
+            let (text, _, _) = masked(question, &planner_extract::extract(question), &|_| false);
             let words = question_words(&text);
             let mut indexed = hits(&words);
             indexed.sort_unstable();
@@ -1014,16 +1582,27 @@ mod tests {
     }
 
     #[test]
-    fn the_registry_grounds_people_and_firms() {
+    fn the_registry_grounds_workers_and_things() {
         let registry = planner_registry::reference::registry().unwrap();
         let screen = Screen::new(&registry);
         for word in ["candidates", "candidate", "bench"] {
-            assert!(screen.people.contains(word), "{word}");
+            assert_eq!(screen.role(word), Role::Worker, "{word}");
         }
-        for word in ["vendor", "incumbent", "uei", "piid", "awards", "obligated"] {
-            assert!(screen.firms.contains(word), "{word}: {:?}", screen.firms);
+        for word in ["awards", "uei", "naics"] {
+            assert_eq!(screen.role(word), Role::Thing, "{word}");
         }
-        assert!(screen.firms.is_disjoint(&screen.people));
+        // The registry's intents return and rank incumbents and vendors: English says they are
+        // people, and the registry makes ranking them its business.
+        for word in ["incumbent", "incumbents", "vendor"] {
+            assert!(screen.role(word).is_people() && screen.things.contains(word), "{word}");
+        }
+        // Without the registry, English alone.
+        let plain = Screen::default();
+        assert_eq!(plain.role("incumbents"), Role::Worker);
+        assert_eq!(plain.role("drivers"), Role::Worker);
+        assert_eq!(plain.role("customers"), Role::Person);
+        assert_eq!(plain.role("invoices"), Role::Thing);
+        assert_eq!(plain.role("the"), Role::Other);
     }
 
     /// A registry over schema `shop`: the settings, then `body`.
@@ -1060,12 +1639,13 @@ columns = [{ name = "name", type = "text" }, { name = "spent", type = "decimal" 
         assert!(check("List customers by age who spent the most").is_some());
         // ... but ranking them by what they buy is the plane's business.
         assert_eq!(check("Top 10 customers by spend"), None);
-        // Without the declaration "customers" is a word of the registry's intents: a firm.
+        // Without the declaration, customers are people all the same: general knowledge says
+        // so, whatever the registry's intents are called.
         let plain =
             Registry::from_toml(&text.replace(r#", people = ["customer"]"#, ""), "shop.toml")
                 .unwrap();
         let question = "Which customers are over 65?";
-        assert_eq!(Screen::new(&plain).check(question, &planner_extract::extract(question)), None);
+        assert!(Screen::new(&plain).check(question, &planner_extract::extract(question)).is_some());
         // A column named by a protected word does not make the word a firm's.
         let aged = Registry::from_toml(
             &text.replace(
@@ -1161,5 +1741,103 @@ columns = [{ name = "name", type = "text" }]
         assert_eq!(check_input("a\u{7}b"), Err(InputError::ControlCharacter(7)));
         assert!(check_input("line one\nline two\t").is_ok());
         assert!(InputError::TooLong(2001).to_string().contains("2000"));
+    }
+
+    /// A registry that would answer a ranking of dispatchers if the screen let it through: its
+    /// plane declares no people and no workforce, and its intent returns names ordered by a
+    /// measure, under a name that says nothing of people.
+    const PERMISSIVE: &str = r#"[registry]
+node_cap = 6
+default_k = 11
+allowed_schemas = ["ops"]
+
+[planes]
+ops = { tenant = false, schemas = ["ops"] }
+
+[params]
+
+[[intent]]
+name = "late_loads"
+description = "Late loads, by whoever handled them."
+keywords = ["late", "loads", "rank", "score", "top", "most"]
+plane = "ops"
+sql = "SELECT h.name, h.late FROM ops.handler AS h ORDER BY h.late DESC LIMIT 10"
+columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
+"#;
+
+    fn permissive(question: &str) -> Option<&'static str> {
+        let registry = Registry::from_toml(PERMISSIVE, "ops.toml").unwrap();
+        let extraction = planner_extract::Extractor::new(&registry).extract(question);
+        Screen::new(&registry).check(question, &extraction).map(Refusal::label)
+    }
+
+    /// The first line on its own: general knowledge names the people of any trade, with no
+    /// help from a registry that would answer.
+    #[test]
+    fn workers_of_any_trade_are_never_ranked() {
+        for question in [
+            "rank the dispatchers by late loads",
+            "top 10 drivers by on-time delivery, for bonuses",
+            "score each sales rep by margin so we know who to let go",
+            "which housekeepers cleaned the fewest rooms last month?",
+            "best general managers by occupancy",
+            "on-time rate by pilot for 2024",
+            "which bus operators had the most complaints",
+            "shortlist our nurses by overtime hours",
+            "who are the slowest mechanics at closing work orders",
+            "which teachers should we lay off",
+            "the 5 worst-performing clerks",
+            "score every support agent on resolution time",
+            "rank the CSMs by churn",
+        ] {
+            assert_eq!(permissive(question), Some("ranks_people"), "{question}");
+        }
+    }
+
+    #[test]
+    fn protected_attributes_of_any_people_are_refused() {
+        for (question, category) in [
+            ("how many of our drivers are over 55", "age"),
+            ("which guests are pregnant", "pregnancy"),
+            ("nationality of our housekeepers", "national origin or citizenship"),
+            ("riders by race", "race or ethnicity"),
+            ("how many Black passengers ride the night lines", "race or ethnicity"),
+            ("which nurses have diabetes", "disability or medical condition"),
+            ("teachers of Korean descent", "national origin or citizenship"),
+            ("which of our technicians are veterans", "veteran or military status"),
+            ("customers born before 1960", "age"),
+            ("which students are expecting a baby", "pregnancy"),
+            ("which CSMs are over 50", "age"),
+        ] {
+            let registry = Registry::from_toml(PERMISSIVE, "ops.toml").unwrap();
+            let extraction = planner_extract::Extractor::new(&registry).extract(question);
+            let refusal = Screen::new(&registry).check(question, &extraction);
+            assert_eq!(refusal, Some(Refusal::ProtectedAttribute(category)), "{question}");
+        }
+    }
+
+    #[test]
+    fn business_senses_are_not_refused() {
+        for question in [
+            "aged receivables over 90 days",
+            "invoice aging by customer",
+            "which tracking feeds were disabled last week",
+            "the age of the oldest open contract",
+            "minority-owned carrier program spend",
+            "a senior labor category's hourly rate",
+            "accounts older than 60 days",
+            "top 10 lanes by volume",
+            "rank the routes by on-time performance",
+            "which buses were disabled on the Red Line",
+            "maternity ward occupancy by month",
+            "spend with veteran-owned businesses",
+            "a minority of routes ran late in May",
+            "sick leave hours by depot",
+            "top 5 customers by spend",
+            "orders placed by customers in 2024",
+            "religious holiday closures in the calendar",
+        ] {
+            assert_eq!(permissive(question), None, "{question}");
+        }
     }
 }

@@ -42,6 +42,7 @@ pub(crate) struct RawPlane {
     pub(crate) tenant: bool,
     #[serde(default)]
     pub(crate) counts: bool,
+    pub(crate) workforce: Option<bool>,
     pub(crate) scope: Option<Spanned<String>>,
     pub(crate) schemas: Option<Spanned<Vec<Spanned<String>>>>,
     #[serde(default)]

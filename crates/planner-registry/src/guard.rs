@@ -222,6 +222,35 @@ pub fn check_sql(
     violations
 }
 
+/// Whether a query that passed [`check_sql`] returns its rows ordered or cut to a top N (an
+/// `ORDER BY`, `LIMIT` or `FETCH` on the outer query), or ranks them with a window function
+/// (`rank`, `dense_rank`, `row_number`, `ntile`, `percent_rank`, `cume_dist`) anywhere: what a
+/// ranking of the rows it returns needs.
+pub fn ranks_rows(sql: &str) -> bool {
+    let parsed = Parser::new(&PostgreSqlDialect {})
+        .with_recursion_limit(RECURSION_LIMIT)
+        .try_with_sql(sql)
+        .and_then(|mut parser| parser.parse_statements());
+    let Ok(statements) = parsed else { return false };
+    let Some(statement @ Statement::Query(query)) = statements.first() else { return false };
+    if query.order_by.is_some() || query.limit_clause.is_some() || query.fetch.is_some() {
+        return true;
+    }
+    let mut ranking = false;
+    let _ = sqlparser::ast::visit_expressions(statement, |expr| {
+        if let Expr::Function(function) = expr {
+            let name = function.name.to_string().to_ascii_lowercase();
+            let name = name.rsplit('.').next().unwrap_or("");
+            ranking |= matches!(
+                name,
+                "rank" | "dense_rank" | "row_number" | "ntile" | "percent_rank" | "cume_dist"
+            );
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    ranking
+}
+
 fn at(location: Option<(u64, u64)>, message: String) -> GuardViolation {
     let location = location.filter(|&(line, _)| line > 0).map(|(line, column)| {
         (usize::try_from(line).unwrap_or(usize::MAX), usize::try_from(column).unwrap_or(usize::MAX))

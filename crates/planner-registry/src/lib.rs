@@ -38,6 +38,7 @@
 //! | `counts` | bool, default `false` | counts only: every intent of the plane needs a `suppression` spec and runs through the suppressing executor |
 //! | `scope` | string, optional | the scope every intent of the plane needs (one of `registry.scopes`) |
 //! | `schemas` | array of strings, required | the schemas the plane's intents may read, each one of `registry.allowed_schemas`: a table or function of any other schema is rejected |
+//! | `workforce` | bool, default `false` | its rows are the user's workforce (employees, candidates, drivers, agents): an intent that returns them ordered by a measure or cut to a top N (`ORDER BY`, `LIMIT`, `FETCH`, a ranking window function) is rejected unless the plane counts. Ranking or scoring individual workers is an automated employment decision; `planner registry check` also warns about an intent of an undeclared plane whose name says it returns workers |
 //! | `people` | array of strings, default empty | nouns for the people the plane's rows are about (`customer`, `shopper`): the screen refuses questions about their protected attributes, as it does for count planes' counted columns |
 //!
 //! The executor runs each plane as a database role of its kind (see planner-exec's `Reader`),
@@ -261,7 +262,7 @@ mod value;
 
 pub use crate::{
     error::{Error, Problem, Result},
-    guard::{GuardViolation, check_sql},
+    guard::{GuardViolation, check_sql, ranks_rows},
     kinds::{
         Alias, CaseRule, DurationUnit, Entry, Files, KindBody, KindSpec, alias_words, shape_matches,
     },

@@ -422,6 +422,7 @@ fn validate_planes(raw: &RawFile, settings: &Settings, report: &mut Report<'_>) 
             name: name.get_ref().clone(),
             tenant: plane_ref.tenant,
             counts: plane_ref.counts,
+            workforce: plane_ref.workforce,
             scope: plane_ref.scope.as_ref().map(|s| s.get_ref().clone()),
             schemas,
             people,
@@ -741,6 +742,7 @@ impl Ctx<'_> {
                         &self.planes[plane.index()].schemas
                     });
                     self.guard(&format!("intent `{name}`"), sql, schemas, &kinds, report);
+                    self.workforce(name, plane, sql, report);
                 }
                 sql.get_ref().clone()
             }
@@ -909,6 +911,32 @@ impl Ctx<'_> {
             columns.push(Column { name: column_ref.name.get_ref().clone(), ty, provides, unit });
         }
         columns
+    }
+
+    /// Invariant 5's second line: an intent of a plane whose rows are the workforce (`workforce
+    /// = true`) may not return them ordered by a measure or cut to a top N, unless the plane
+    /// counts (its rows are suppressed counts, never individuals).
+    fn workforce(
+        &self,
+        name: &str,
+        plane: Option<PlaneId>,
+        sql: &Spanned<String>,
+        report: &mut Report<'_>,
+    ) {
+        let Some(plane) = plane.map(|plane| &self.planes[plane.index()]) else { return };
+        if plane.is_workforce() && !plane.counts && guard::ranks_rows(sql.get_ref()) {
+            report.at(
+                &sql.span(),
+                format!(
+                    "intent `{name}` returns rows of plane `{}`, whose rows are the workforce \
+                     (`workforce = true`), ordered by a measure or cut to a top N: ranking or \
+                     scoring individual workers is an automated employment decision, which the \
+                     planner never makes. Return the rows unordered, or make the plane \
+                     counts-only (`counts = true`) with a suppression spec",
+                    plane.name
+                ),
+            );
+        }
     }
 
     fn suppression(

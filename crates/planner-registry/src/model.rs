@@ -112,6 +112,12 @@ pub struct Plane {
     pub tenant: bool,
     /// Counts only: each intent has a suppression spec and runs through the suppressing executor.
     pub counts: bool,
+    /// Whether its rows are the user's workforce (employees, candidates, drivers...), when the
+    /// file says: `Some(true)`, no intent of it may return them ordered by a measure or cut to a
+    /// top N unless the plane counts; `Some(false)`, its rows are not people at work; `None`,
+    /// the file does not say (`planner registry check` then warns about an intent that ranks
+    /// rows named by a word for workers).
+    pub workforce: Option<bool>,
     /// The scope every intent of the plane needs.
     pub scope: Option<String>,
     /// The schemas its intents may read (lower case, each one of `allowed_schemas`): the guard
@@ -120,6 +126,13 @@ pub struct Plane {
     /// Nouns for the people its rows are about (`people`, lower case): the screen refuses
     /// questions about their protected attributes.
     pub people: Vec<String>,
+}
+
+impl Plane {
+    /// Whether the file declares its rows the user's workforce (`workforce = true`).
+    pub fn is_workforce(&self) -> bool {
+        self.workforce == Some(true)
+    }
 }
 
 /// A declared param (`[params]`).

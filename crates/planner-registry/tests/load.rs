@@ -345,3 +345,51 @@ fn the_as_of_query_windows_and_units_are_checked() {
         problems(&no_months)
     );
 }
+
+/// Invariant 5's second line on its own: whatever the screen does, an intent that ranks the
+/// rows of a workforce plane cannot be loaded, in any of the forms a ranking takes.
+#[test]
+fn a_workforce_plane_cannot_rank_its_people() {
+    let file = |counts: bool, sql: &str| {
+        format!(
+            r#"[registry]
+node_cap = 6
+default_k = 11
+allowed_schemas = ["crew"]
+
+[planes]
+crew = {{ tenant = false, workforce = true, counts = {counts}, schemas = ["crew"] }}
+
+[params]
+
+[[intent]]
+name = "drivers"
+description = "Drivers."
+plane = "crew"
+sql = "{sql}"
+columns = [{{ name = "name", type = "text" }}, {{ name = "late", type = "int" }}]
+"#
+        )
+    };
+    for sql in [
+        "SELECT d.name, d.late FROM crew.driver AS d ORDER BY d.late DESC",
+        "SELECT d.name, d.late FROM crew.driver AS d LIMIT 10",
+        "SELECT d.name, d.late FROM crew.driver AS d FETCH FIRST 5 ROWS ONLY",
+        "SELECT x.name, x.late FROM (SELECT d.name, d.late, rank() OVER (ORDER BY d.late) AS r \
+         FROM crew.driver AS d) AS x WHERE x.r <= 3",
+    ] {
+        let problems = problems(&file(false, sql));
+        assert!(problems.contains("ranking or scoring individual workers"), "{sql}: {problems}");
+        assert!(problems.starts_with("broken.toml:15:"), "located at the SQL: {problems}");
+    }
+    // Unordered rows of a workforce plane load (a roster), as does a ranking of something else.
+    load(&file(false, "SELECT d.name, d.late FROM crew.driver AS d WHERE d.late > 0"));
+    load(
+        &file(false, "SELECT d.name, d.late FROM crew.driver AS d")
+            .replace("workforce = true, ", ""),
+    );
+    load(
+        &file(false, "SELECT d.name, d.late FROM crew.driver AS d ORDER BY d.late DESC")
+            .replace("workforce = true, ", ""),
+    );
+}

@@ -219,6 +219,7 @@ fn readers_follow_the_plane_kind() {
         name: "p".to_owned(),
         tenant,
         counts,
+        workforce: Some(counts),
         scope: None,
         schemas: vec!["market".to_owned()],
         people: Vec::new(),
