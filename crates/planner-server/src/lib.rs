@@ -58,8 +58,9 @@ pub use crate::openapi::openapi;
 pub use crate::svg::{flowchart_svg, plan_svg};
 pub use crate::trace::REQUEST_ID;
 
-/// The server's limits. [`ServerConfig::default`]: 16 KiB bodies, 64 requests in flight, 30 s
-/// per request, 120 requests a minute per key with bursts of 30, 30 unauthenticated or failing
+/// The server's limits. [`ServerConfig::default`]: 32 KiB bodies (the largest request the
+/// document accepts fits: 2,000 characters, each escaped as a `\uXXXX` surrogate pair), 64
+/// requests in flight, 30 s per request, 120 requests a minute per key with bursts of 30, 30 unauthenticated or failing
 /// requests a minute per client address with bursts of 10, verified keys cached for 5 s.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerConfig {
@@ -87,7 +88,7 @@ pub struct ServerConfig {
 impl Default for ServerConfig {
     fn default() -> ServerConfig {
         ServerConfig {
-            max_body_bytes: 16 * 1024,
+            max_body_bytes: 32 * 1024,
             max_in_flight: 64,
             request_timeout: Duration::from_secs(30),
             key_requests_per_minute: 120,

@@ -229,13 +229,61 @@ async fn bad_input_gets_a_problem_saying_what_is_wrong(pool: PgPool) {
     let blank = post(&app, "/v1/answer", key, &json!({ "question": "   " })).await;
     blank.problem(StatusCode::UNPROCESSABLE_ENTITY);
 
-    let huge = json!({ "question": "x".repeat(17 * 1024) });
+    let huge = json!({ "question": "x".repeat(33 * 1024) });
     let reply = post(&app, "/v1/answer", key, &huge).await;
-    assert!(reply.problem(StatusCode::PAYLOAD_TOO_LARGE).contains("16384"));
+    assert!(reply.problem(StatusCode::PAYLOAD_TOO_LARGE).contains("32768"));
 
     get(&app, "/v1/nothing-here", key).await.problem(StatusCode::NOT_FOUND);
     let wrong_method = get(&app, "/v1/answer", key).await;
     assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[sqlx::test]
+async fn query_strings_outside_the_document_get_400_saying_which(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let key = Some(keys.plain.as_str());
+    let question = json!({ "question": COMPOUND });
+    for (uri, words) in [
+        ("/v1/answer?include=null", "`include` must be `svg`, not `null`"),
+        ("/v1/answer?include=null&include=null", "`include` must be `svg`"),
+        ("/v1/answer?include=svg&verbose=1", "unknown query parameter `verbose`"),
+        ("/v1/plan?include=svg", "this route takes no query parameters"),
+    ] {
+        let detail = post(&app, uri, key, &question).await.problem(StatusCode::BAD_REQUEST);
+        assert!(detail.contains(words), "{uri}: {detail}");
+    }
+    let resume = post(&app, "/v1/threads/any/resume?x=1", key, &json!({ "answer": "541512" })).await;
+    assert!(resume.problem(StatusCode::BAD_REQUEST).contains("this route takes `include`"));
+    for (uri, words) in [
+        ("/v1/registry?page=2", "unknown query parameter `page`"),
+        ("/v1/graph?name=other", "`name` must be `planner` or `acquire`, not `other`"),
+        ("/v1/graph?name=planner&size=9", "unknown query parameter `size`"),
+    ] {
+        let detail = get(&app, uri, key).await.problem(StatusCode::BAD_REQUEST);
+        assert!(detail.contains(words), "{uri}: {detail}");
+    }
+    // Percent-encoded values decode before the check; the declared ones are answered.
+    assert_eq!(get(&app, "/v1/graph?name=acqu%69re", key).await.status, StatusCode::OK);
+    assert_eq!(get(&app, "/v1/registry", key).await.status, StatusCode::OK);
+    let drawn = post(&app, "/v1/answer?include=svg", key, &question).await;
+    assert_eq!(drawn.status, StatusCode::OK, "{}", drawn.text);
+}
+
+/// The largest request the document accepts (2,000 characters, each an astral one that a client
+/// escapes as a `\uXXXX` surrogate pair) fits the default body limit: a valid request is never
+/// a 413.
+#[sqlx::test]
+async fn the_largest_valid_request_fits_the_body_limit(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let question: String = std::iter::repeat_n('\u{1F600}', 2_000).collect();
+    let escaped = format!("{{\"question\": \"{}\"}}", "\\ud83d\\ude00".repeat(2_000));
+    assert_eq!(serde_json::from_str::<Value>(&escaped).unwrap()["question"], question.as_str());
+    assert!(escaped.len() > 16 * 1024 && escaped.len() <= ServerConfig::default().max_body_bytes);
+    let reply =
+        call(&app, Method::POST, "/v1/plan", Some(&keys.plain), Body::from(escaped)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
 }
 
 #[sqlx::test]

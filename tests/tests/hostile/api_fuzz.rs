@@ -619,7 +619,7 @@ fn check_call(
         Payload::Raw(bytes) => (false, bytes.len()),
         Payload::Nothing => (false, 0),
     };
-    if size > 16 * 1024 {
+    if size > 32 * 1024 {
         return if reply.status == 413 { Ok(()) } else { Err("expected 413".into()) };
     }
     if accepted && [400, 401, 405, 413].contains(&reply.status) {
