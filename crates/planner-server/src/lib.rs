@@ -17,8 +17,9 @@
 //! tenant and scopes; a verified key is cached for a few seconds), is rate-limited per key and,
 //! before any key lookup, per client address for requests without a valid key (429 with
 //! Retry-After), sheds load with 503 past
-//! the in-flight limit and times out. Failures are
-//! `application/problem+json`. Every request has an id (`x-request-id`, taken from the request
+//! the in-flight limit and times out. A query parameter a `/v1/` route does not declare, or a
+//! value outside its enum, is a 400 saying which. Failures are `application/problem+json`, each
+//! with a status the OpenAPI document lists for its route. Every request has an id (`x-request-id`, taken from the request
 //! or generated) returned in the response header and in every problem body as `request_id`,
 //! a `request` span (the engine's graph and node spans are its children) and an access log
 //! line (target `planner_server::access`).

@@ -286,6 +286,108 @@ async fn the_largest_valid_request_fits_the_body_limit(pool: PgPool) {
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
 }
 
+/// Every status the OpenAPI document lists for an operation is one a request can get: for each
+/// (operation, status) of the document, a request that gets it, on a server configured to give
+/// it. A status the document gains without a case here fails the test, so the document lists
+/// what the server answers and nothing else.
+#[sqlx::test]
+async fn every_status_the_document_lists_is_one_a_request_gets(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let key = keys.bench.as_str();
+    let question = json!({ "question": COMPOUND });
+    let clarify = json!({ "question": CLARIFY });
+    let too_long = json!({ "question": "x".repeat(2_001) });
+    let gone = {
+        let options = pool.connect_options().as_ref().clone();
+        let gone = PgPool::connect_with(options).await.unwrap();
+        gone.close().await;
+        gone
+    };
+    let normal = server(&pool);
+    let limited = server_with(
+        &pool,
+        ServerConfig { key_requests_per_minute: 1, key_burst: 1, ..ServerConfig::default() },
+    );
+    let shed = server_with(&pool, ServerConfig { max_in_flight: 0, ..ServerConfig::default() });
+    let slow =
+        server_with(&pool, ServerConfig { request_timeout: Duration::ZERO, ..Default::default() });
+    let down = {
+        let engine = Engine::new(EngineConfig::new(registry()), gone.clone());
+        planner_server::app(AppState::new(engine, gone.clone(), ServerConfig::default()))
+    };
+    let waiting = post(&normal, "/v1/answer", Some(key), &clarify).await.json();
+    assert_eq!(waiting["status"], "needs_input", "{waiting}");
+    let thread = waiting["thread_id"].as_str().unwrap().to_owned();
+    let resume_path = format!("/v1/threads/{thread}/resume");
+
+    let document = get(&normal, "/openapi.json", None).await.json();
+    let mut listed = Vec::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            for status in operation["responses"].as_object().unwrap().keys() {
+                listed.push((method.to_uppercase(), path.clone(), status.clone()));
+            }
+        }
+    }
+    for (method, path, status) in &listed {
+        let expected: u16 = status.parse().unwrap();
+        let post_route = method == "POST";
+        let resume = path == "/v1/threads/{id}/resume";
+        let (uri, body) = if resume {
+            (resume_path.clone(), json!({ "answer": "541512" }))
+        } else {
+            (path.clone(), question.clone())
+        };
+        let send = |app: &Router, uri: String, key: Option<&str>, body: Body| {
+            let method = if post_route { Method::POST } else { Method::GET };
+            let app = app.clone();
+            let key = key.map(str::to_owned);
+            async move { call(&app, method, &uri, key.as_deref(), body).await }
+        };
+        let json_body = |value: &Value| Body::from(value.to_string());
+        let reply = match (path.as_str(), expected) {
+            ("/readyz", 503) => send(&down, uri, None, Body::empty()).await,
+            (_, 200) => send(&normal, uri, Some(key), json_body(&body)).await,
+            (_, 400) if post_route => {
+                send(&normal, uri, Some(key), Body::from("{not json")).await
+            }
+            (_, 400) => send(&normal, format!("{uri}?unknown=1"), Some(key), Body::empty()).await,
+            (_, 401) => send(&normal, uri, None, json_body(&body)).await,
+            ("/v1/answer", 404) => {
+                let body = json!({ "question": "541512", "thread_id": "no-such-thread" });
+                send(&normal, uri, Some(key), json_body(&body)).await
+            }
+            (_, 404) => {
+                send(&normal, "/v1/threads/no-such-thread/resume".into(), Some(key), json_body(&body))
+                    .await
+            }
+            (_, 413) => {
+                let big = Body::from(json!({ "question": "x".repeat(33 * 1024) }).to_string());
+                send(&normal, uri, Some(key), big).await
+            }
+            (_, 422) if resume => {
+                send(&normal, uri, Some(key), json_body(&json!({ "answer": "x".repeat(2_001) })))
+                    .await
+            }
+            (_, 422) => send(&normal, uri, Some(key), json_body(&too_long)).await,
+            (_, 429) => {
+                let first = send(&limited, uri.clone(), Some(key), json_body(&body)).await;
+                assert_ne!(first.status, StatusCode::TOO_MANY_REQUESTS, "{path}: {}", first.text);
+                send(&limited, uri, Some(key), json_body(&body)).await
+            }
+            (_, 503) => send(&shed, uri, Some(key), json_body(&body)).await,
+            (_, 504) => send(&slow, uri, Some(key), json_body(&body)).await,
+            _ => panic!("{method} {path} lists {status}, which no case here gets: add one"),
+        };
+        assert_eq!(reply.status.as_u16(), expected, "{method} {path}: {}", reply.text);
+        if expected >= 400 {
+            assert_eq!(reply.content_type, "application/problem+json", "{method} {path}");
+        }
+    }
+    // The operations and statuses walked, so that the walk itself cannot shrink unnoticed.
+    assert!(listed.len() >= 40, "{listed:?}");
+}
+
 #[sqlx::test]
 async fn at_the_in_flight_limit_requests_are_shed(pool: PgPool) {
     let keys = seeded(&pool).await;
