@@ -17,8 +17,7 @@ pub(crate) enum KeyedFailures {
     /// No API key, or an unknown or revoked one.
     #[response(status = 401, content_type = "application/problem+json")]
     Unauthorized(Problem),
-    /// The key is over its request rate, or (before any key lookup) the client's address made
-    /// too many requests without a valid key; see Retry-After.
+    /// Over the key's request rate, or its address's without a valid key; see Retry-After.
     #[response(status = 429, content_type = "application/problem+json")]
     RateLimited(Problem),
     /// At the in-flight limit, or the database is unavailable.
@@ -33,8 +32,7 @@ pub(crate) enum KeyedFailures {
 #[derive(Debug, IntoResponses)]
 #[allow(dead_code, reason = "the variants only describe responses")]
 pub(crate) enum BodyFailures {
-    /// Malformed JSON, a missing or unknown field; or an unknown query parameter, or a value
-    /// outside its enum.
+    /// Malformed JSON, a missing or unknown field, or a query the route does not take.
     #[response(status = 400, content_type = "application/problem+json")]
     BadRequest(Problem),
     /// The body is over the size limit (32 KiB by default).
