@@ -297,23 +297,18 @@ async fn every_status_the_document_lists_is_one_a_request_gets(pool: PgPool) {
     let question = json!({ "question": COMPOUND });
     let clarify = json!({ "question": CLARIFY });
     let too_long = json!({ "question": "x".repeat(2_001) });
-    let gone = {
-        let options = pool.connect_options().as_ref().clone();
-        let gone = PgPool::connect_with(options).await.unwrap();
-        gone.close().await;
-        gone
-    };
     let normal = server(&pool);
-    let limited = server_with(
-        &pool,
-        ServerConfig { key_requests_per_minute: 1, key_burst: 1, ..ServerConfig::default() },
-    );
+    // A key's rate is the same across routes: each route's case has a server of its own.
+    let limited = || {
+        server_with(
+            &pool,
+            ServerConfig { key_requests_per_minute: 1, key_burst: 1, ..ServerConfig::default() },
+        )
+    };
     let shed = server_with(&pool, ServerConfig { max_in_flight: 0, ..ServerConfig::default() });
-    let slow =
-        server_with(&pool, ServerConfig { request_timeout: Duration::ZERO, ..Default::default() });
-    let down = {
-        let engine = Engine::new(EngineConfig::new(registry()), gone.clone());
-        planner_server::app(AppState::new(engine, gone.clone(), ServerConfig::default()))
+    // A fresh server looks its key up in the database, which no request outlives at zero.
+    let slow = || {
+        server_with(&pool, ServerConfig { request_timeout: Duration::ZERO, ..Default::default() })
     };
     let waiting = post(&normal, "/v1/answer", Some(key), &clarify).await.json();
     assert_eq!(waiting["status"], "needs_input", "{waiting}");
@@ -346,7 +341,8 @@ async fn every_status_the_document_lists_is_one_a_request_gets(pool: PgPool) {
         };
         let json_body = |value: &Value| Body::from(value.to_string());
         let reply = match (path.as_str(), expected) {
-            ("/readyz", 503) => send(&down, uri, None, Body::empty()).await,
+            // Last, below: it takes the database away.
+            ("/readyz", 503) => continue,
             (_, 200) => send(&normal, uri, Some(key), json_body(&body)).await,
             (_, 400) if post_route => {
                 send(&normal, uri, Some(key), Body::from("{not json")).await
@@ -371,12 +367,23 @@ async fn every_status_the_document_lists_is_one_a_request_gets(pool: PgPool) {
             }
             (_, 422) => send(&normal, uri, Some(key), json_body(&too_long)).await,
             (_, 429) => {
+                let limited = limited();
                 let first = send(&limited, uri.clone(), Some(key), json_body(&body)).await;
                 assert_ne!(first.status, StatusCode::TOO_MANY_REQUESTS, "{path}: {}", first.text);
                 send(&limited, uri, Some(key), json_body(&body)).await
             }
             (_, 503) => send(&shed, uri, Some(key), json_body(&body)).await,
-            (_, 504) => send(&slow, uri, Some(key), json_body(&body)).await,
+            (_, 504) => {
+                // The key lookup waits on a lock: no route outruns a limit of zero.
+                let mut lock = pool.begin().await.unwrap();
+                sqlx::query("LOCK TABLE admin.api_key IN ACCESS EXCLUSIVE MODE")
+                    .execute(&mut *lock)
+                    .await
+                    .unwrap();
+                let reply = send(&slow(), uri, Some(key), json_body(&body)).await;
+                lock.rollback().await.unwrap();
+                reply
+            }
             _ => panic!("{method} {path} lists {status}, which no case here gets: add one"),
         };
         assert_eq!(reply.status.as_u16(), expected, "{method} {path}: {}", reply.text);
@@ -386,6 +393,11 @@ async fn every_status_the_document_lists_is_one_a_request_gets(pool: PgPool) {
     }
     // The operations and statuses walked, so that the walk itself cannot shrink unnoticed.
     assert!(listed.len() >= 40, "{listed:?}");
+    assert!(listed.contains(&("GET".to_owned(), "/readyz".to_owned(), "503".to_owned())));
+    let engine_pool = PgPool::connect_with(pool.connect_options().as_ref().clone()).await.unwrap();
+    let down = server(&engine_pool);
+    planner_devdb::take_database_away(&engine_pool).await.unwrap();
+    get(&down, "/readyz", None).await.problem(StatusCode::SERVICE_UNAVAILABLE);
 }
 
 #[sqlx::test]
