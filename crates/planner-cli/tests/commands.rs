@@ -309,7 +309,8 @@ async fn a_clarification_on_a_database_without_the_demo_data_is_kept_and_resumed
             .unwrap();
     assert_eq!(owner, None, "no demo tenant: the thread is kept for none");
 
-    let resumed = ask_retail(&["--json", "--thread", &thread, "--answer", "Pacific Northwest"], &url);
+    let resumed =
+        ask_retail(&["--json", "--thread", &thread, "--answer", "Pacific Northwest"], &url);
     assert!(resumed.status.success(), "{resumed:?}");
     let answer: serde_json::Value = serde_json::from_slice(&resumed.stdout).unwrap();
     assert_eq!(answer["route"], "single", "{answer}");
@@ -336,6 +337,9 @@ async fn a_clarification_on_a_database_without_the_demo_data_is_kept_and_resumed
         let unknown = ask_retail(&["--json", "--tenant", tenant, question], &url);
         assert_eq!(unknown.status.code(), Some(1), "{unknown:?}");
         let stderr = String::from_utf8_lossy(&unknown.stderr);
-        assert!(stderr.contains("no tenant has this") && stderr.contains("--new-tenant"), "{stderr}");
+        assert!(
+            stderr.contains("no tenant has this") && stderr.contains("--new-tenant"),
+            "{stderr}"
+        );
     }
 }

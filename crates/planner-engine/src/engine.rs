@@ -262,12 +262,12 @@ impl Engine {
         let run = self.graph.invoke(&self.ctx, state, &RunConfig::thread(thread_id.clone())).await;
         let outcome = self.outcome(thread_id, run)?;
         if matches!(outcome, Outcome::NeedsInput(_)) {
-            planner_exec::record_thread(&self.ctx.pool, thread, ask.tenant, ask.key).await.map_err(
-                |err| match err {
+            planner_exec::record_thread(&self.ctx.pool, thread, ask.tenant, ask.key)
+                .await
+                .map_err(|err| match err {
                     planner_exec::Error::UnknownTenant(tenant) => Error::UnknownTenant(tenant),
                     err => Error::Unavailable(err.to_string()),
-                },
-            )?;
+                })?;
         }
         ticket.confirm();
         Ok(outcome)

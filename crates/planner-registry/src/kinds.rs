@@ -453,12 +453,7 @@ impl KindCheck<'_, '_> {
     /// A list's value or alias may not hold one of its context words: "family rooms" read as
     /// the value `family` takes the word "rooms" that tells every other value of the list
     /// ("family and deluxe rooms"), so they are no longer read.
-    fn aliases_outside_context(
-        &mut self,
-        entries: &[Entry],
-        context: &[String],
-        raw: &RawKind,
-    ) {
+    fn aliases_outside_context(&mut self, entries: &[Entry], context: &[String], raw: &RawKind) {
         let place = raw.context.as_ref().map_or_else(|| self.whole.clone(), Spanned::span);
         for entry in entries {
             for alias in &entry.aliases {

@@ -349,7 +349,9 @@ values = [
     );
     let report = load(&with_kinds(&kinds)).unwrap_err();
     assert!(
-        report.contains("kind `room_type`: `family rooms` (of `family`) holds the context word `rooms`"),
+        report.contains(
+            "kind `room_type`: `family rooms` (of `family`) holds the context word `rooms`"
+        ),
         "{report}"
     );
     assert_eq!(report.lines().count(), 1, "{report}");
@@ -362,15 +364,15 @@ values = [
 #[test]
 fn a_select_whose_columns_differ_from_columns_is_reported() {
     let registry = |sql: &str| {
-        with_kinds(GOOD_KINDS).replace(
-            "SELECT o.region, count(*) AS orders FROM shop.orders AS o",
-            sql,
-        )
+        with_kinds(GOOD_KINDS)
+            .replace("SELECT o.region, count(*) AS orders FROM shop.orders AS o", sql)
     };
     let renamed = load(&registry("SELECT o.region, count(*) AS n FROM shop.orders AS o"));
     let report = renamed.unwrap_err();
     assert!(
-        report.contains("intent `sales`: the SQL's column 2 is named `n`, `columns` lists `orders` there"),
+        report.contains(
+            "intent `sales`: the SQL's column 2 is named `n`, `columns` lists `orders` there"
+        ),
         "{report}"
     );
     let short = load(&registry("SELECT o.region FROM shop.orders AS o")).unwrap_err();

@@ -37,8 +37,11 @@ async fn ready(http: &reqwest::Client, base: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_keys_create_and_ask_share_one_embedded_cluster_that_the_last_one_stops() {
-    planner_devdb::find_bin_dir(std::env::var("PATH").ok().as_deref(), "/usr/lib/postgresql".as_ref())
-        .expect("PostgreSQL server binaries (Debian: postgresql-15) run the embedded database");
+    planner_devdb::find_bin_dir(
+        std::env::var("PATH").ok().as_deref(),
+        "/usr/lib/postgresql".as_ref(),
+    )
+    .expect("PostgreSQL server binaries (Debian: postgresql-15) run the embedded database");
     let data = tempfile::tempdir().unwrap();
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");

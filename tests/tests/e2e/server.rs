@@ -253,7 +253,8 @@ async fn query_strings_outside_the_document_get_400_saying_which(pool: PgPool) {
         let detail = post(&app, uri, key, &question).await.problem(StatusCode::BAD_REQUEST);
         assert!(detail.contains(words), "{uri}: {detail}");
     }
-    let resume = post(&app, "/v1/threads/any/resume?x=1", key, &json!({ "answer": "541512" })).await;
+    let resume =
+        post(&app, "/v1/threads/any/resume?x=1", key, &json!({ "answer": "541512" })).await;
     assert!(resume.problem(StatusCode::BAD_REQUEST).contains("this route takes `include`"));
     for (uri, words) in [
         ("/v1/registry?page=2", "unknown query parameter `page`"),
@@ -281,8 +282,7 @@ async fn the_largest_valid_request_fits_the_body_limit(pool: PgPool) {
     let escaped = format!("{{\"question\": \"{}\"}}", "\\ud83d\\ude00".repeat(2_000));
     assert_eq!(serde_json::from_str::<Value>(&escaped).unwrap()["question"], question.as_str());
     assert!(escaped.len() > 16 * 1024 && escaped.len() <= ServerConfig::default().max_body_bytes);
-    let reply =
-        call(&app, Method::POST, "/v1/plan", Some(&keys.plain), Body::from(escaped)).await;
+    let reply = call(&app, Method::POST, "/v1/plan", Some(&keys.plain), Body::from(escaped)).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
 }
 
@@ -344,9 +344,7 @@ async fn every_status_the_document_lists_is_one_a_request_gets(pool: PgPool) {
             // Last, below: it takes the database away.
             ("/readyz", 503) => continue,
             (_, 200) => send(&normal, uri, Some(key), json_body(&body)).await,
-            (_, 400) if post_route => {
-                send(&normal, uri, Some(key), Body::from("{not json")).await
-            }
+            (_, 400) if post_route => send(&normal, uri, Some(key), Body::from("{not json")).await,
             (_, 400) => send(&normal, format!("{uri}?unknown=1"), Some(key), Body::empty()).await,
             (_, 401) => send(&normal, uri, None, json_body(&body)).await,
             ("/v1/answer", 404) => {
@@ -354,8 +352,13 @@ async fn every_status_the_document_lists_is_one_a_request_gets(pool: PgPool) {
                 send(&normal, uri, Some(key), json_body(&body)).await
             }
             (_, 404) => {
-                send(&normal, "/v1/threads/no-such-thread/resume".into(), Some(key), json_body(&body))
-                    .await
+                send(
+                    &normal,
+                    "/v1/threads/no-such-thread/resume".into(),
+                    Some(key),
+                    json_body(&body),
+                )
+                .await
             }
             (_, 413) => {
                 let big = Body::from(json!({ "question": "x".repeat(33 * 1024) }).to_string());
