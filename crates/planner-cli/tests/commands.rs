@@ -87,6 +87,7 @@ async fn keys_are_created_for_a_tenant_and_revoked(pool: PgPool) {
     let status = planner(&["db", "status"], Some(&url));
     assert!(status.status.success(), "{status:?}");
     assert!(stdout(&status).contains("live API keys: 1"), "{}", stdout(&status));
+    assert!(stdout(&status).contains("demo dataset: loaded ("), "{}", stdout(&status));
 
     let revoked = planner(&["keys", "revoke", &id], Some(&url));
     assert!(revoked.status.success(), "{revoked:?}");
@@ -294,6 +295,13 @@ async fn a_clarification_on_a_database_without_the_demo_data_is_kept_and_resumed
     sqlx::raw_sql(schema).execute(&pool).await.unwrap();
     let url = url_of(&pool);
     let question = "How did this region do month by month in 2024?";
+    // `db status` tells a team's own database by its schemas, not the demo's counts.
+    let status = planner(&["db", "status"], Some(&url));
+    assert!(status.status.success(), "{status:?}");
+    let text = stdout(&status);
+    assert!(text.contains("demo dataset: not loaded"), "{text}");
+    assert!(text.contains("schema retail: 8 table(s)"), "{text}");
+    assert!(!text.contains("awards"), "{text}");
 
     let asked = ask_retail(&["--json", question], &url);
     assert!(asked.status.success(), "{asked:?}");
