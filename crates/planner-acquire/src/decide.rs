@@ -16,6 +16,11 @@ use crate::{
     state::{AcqState, Action, Decision},
 };
 
+/// The limit on generated tokens for one decision: the decision object (an action, a field and
+/// a component, a search query, a question for the user and a reason) runs to about 150 tokens
+/// of a small model's vocabulary; a reply cut short is no decision at all.
+pub const DECISION_MAX_TOKENS: u32 = 512;
+
 /// Who takes the open decisions of `llm_decide`.
 #[derive(Clone)]
 pub enum Decider {

@@ -33,7 +33,7 @@ pub use crate::{
         Corpus, CorpusError, Document, HIT_LIMIT, MIGRATOR, load_documents, parse_documents,
         store_documents,
     },
-    decide::{Decider, decision_schema, offline, parse_decision},
+    decide::{DECISION_MAX_TOKENS, Decider, decision_schema, offline, parse_decision},
     formula::{EvalError, Formula, ParseError},
     graph::{
         Acquirer, Ctx, Progress, Question, Report, ReportField, ReportOutput, Step, graph, mermaid,

@@ -120,6 +120,11 @@ impl fmt::Display for Value {
             Value::Money { amount, currency } => write!(f, "{currency} {amount:.2}"),
             Value::Percent { percent } => write!(f, "{} %", format_number(*percent)),
             Value::Count { count } => f.write_str(&format_number(*count)),
+            // A time until something happens (a payback) that comes out negative never comes:
+            // the quantity it waits on shrinks instead of growing.
+            Value::Duration { months } if *months < 0.0 => {
+                write!(f, "never (the formula gives {} months)", format_number(*months))
+            }
             Value::Duration { months } => write!(f, "{} months", format_number(*months)),
             Value::Text { text } => f.write_str(text),
         }
@@ -397,6 +402,14 @@ mod tests {
 
     fn money(amount: f64, currency: &str) -> Value {
         Value::Money { amount, currency: currency.into() }
+    }
+
+    #[test]
+    fn a_negative_duration_never_comes() {
+        let payback = Value::from_number(Kind::Duration, 45_000.0 / -4_942.3, None);
+        assert_eq!(payback.to_string(), "never (the formula gives -9.1051 months)");
+        assert_eq!(Value::from_number(Kind::Duration, 9.5, None).to_string(), "9.5 months");
+        assert_eq!(Value::from_number(Kind::Duration, 0.0, None).to_string(), "0 months");
     }
 
     #[test]

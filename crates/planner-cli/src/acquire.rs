@@ -75,7 +75,9 @@ pub(crate) async fn run(args: AcquireArgs) -> anyhow::Result<std::process::ExitC
     };
     let decider = match &args.model_url {
         Some(url) => {
-            let config = ModelConfig::with_defaults(url, &args.model);
+            let mut config = ModelConfig::with_defaults(url, &args.model);
+            // The proposer's default is sized for a list of intent names.
+            config.max_tokens = planner_acquire::DECISION_MAX_TOKENS;
             Decider::Model(Arc::new(
                 ModelClient::new(config, None).context("configuring the model")?,
             ))

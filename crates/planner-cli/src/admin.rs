@@ -168,6 +168,25 @@ pub(crate) fn registry(command: RegistryCommand) -> ExitCode {
     }
 }
 
+/// The schemas outside the planner's own (a team's own data), each with its count of tables,
+/// by name.
+async fn own_schemas(pool: &planner_exec::PgPool) -> anyhow::Result<Vec<(String, i64)>> {
+    let rows: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT n.nspname::text, count(c.oid) \
+         FROM pg_namespace AS n \
+         LEFT JOIN pg_class AS c ON c.relnamespace = n.oid AND c.relkind IN ('r', 'p', 'v', 'm') \
+              AND c.relname NOT IN ('planner_graph_checkpoints', '_sqlx_migrations') \
+         WHERE n.nspname NOT IN ('market', 'graph', 'capture', 'bench', 'admin', 'audit', 'eeo', \
+                                 'information_schema') \
+           AND n.nspname NOT LIKE 'pg\\_%' \
+         GROUP BY n.nspname HAVING n.nspname <> 'public' OR count(c.oid) > 0 \
+         ORDER BY n.nspname",
+    )
+    .fetch_all(pool)
+    .await?;
+    Ok(rows)
+}
+
 async fn count(pool: &planner_exec::PgPool, sql: &'static str) -> anyhow::Result<i64> {
     Ok(sqlx::query_scalar(sql).fetch_one(pool).await?)
 }
@@ -226,14 +245,23 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
                 }
                 println!("reachable: yes; migrated: yes");
                 for (label, sql) in [
-                    ("awards", "SELECT count(*) FROM market.award"),
                     ("tenants", "SELECT count(*) FROM admin.tenant"),
                     (
                         "live API keys",
                         "SELECT count(*) FROM admin.api_key WHERE revoked_at IS NULL",
                     ),
+                    ("threads kept", "SELECT count(*) FROM admin.thread"),
                 ] {
                     println!("{label}: {}", count(pool, sql).await?);
+                }
+                let awards = count(pool, "SELECT count(*) FROM market.award").await?;
+                if awards == 0 {
+                    println!("demo dataset: not loaded");
+                } else {
+                    println!("demo dataset: loaded ({awards} awards)");
+                }
+                for (schema, tables) in own_schemas(pool).await? {
+                    println!("schema {schema}: {tables} table(s)");
                 }
                 Ok(ExitCode::SUCCESS)
             }

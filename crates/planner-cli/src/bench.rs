@@ -737,6 +737,7 @@ fn engine_unit(
                         planner_engine::Error::AuditFailed(_) => "audit_failed",
                         planner_engine::Error::Unavailable(_) => "unavailable",
                         planner_engine::Error::Graph(_) => "graph",
+                        planner_engine::Error::UnknownTenant(_) => "unknown_tenant",
                     }
                     .to_owned(),
                 ),

@@ -2,7 +2,9 @@
 //! PostgreSQL cluster kept in the user's data directory (`PLANNER_DATA_DIR`, else
 //! `$XDG_DATA_HOME/planner`, else `~/.local/share/planner`; `/var/lib/planner` for root, since
 //! the server runs as an unprivileged user), started on demand, migrated and loaded with the demo
-//! dataset on first use, and stopped when the command ends.
+//! dataset on first use, and stopped when the last command using it ends: a server, `keys create`
+//! and `ask` on one data directory share one cluster (planner-devdb's `Cluster`), and processes
+//! starting together set it up one at a time (`setup.lock`).
 //!
 //! Two logins (docs/architecture.md, "Two lines of defence"): the owner migrates, seeds and
 //! manages keys; the runtime login `planner_app`, which owns nothing and is no superuser, answers.
@@ -85,7 +87,9 @@ impl Database {
     /// Loads the demo dataset into the embedded database on its first use.
     #[expect(clippy::print_stderr, reason = "progress of the first start")]
     async fn with_demo_data(self) -> anyhow::Result<Database> {
-        if self.cluster.is_some() {
+        if let Some(cluster) = &self.cluster {
+            // Processes starting together seed once: the others find it seeded.
+            let _setup = setup_lock(cluster.dir()).await?;
             match self.seed(1.0).await? {
                 Ok(report) => eprintln!("planner: loaded the demo dataset ({report:?})"),
                 Err(planner_dataset::Error::AlreadySeeded) => {}
@@ -179,6 +183,9 @@ impl Database {
         }
         let config = ClusterConfig { bin_dir, dir: Some(dir.clone()), fast_unsafe: false };
         let cluster = tokio::task::spawn_blocking(move || Cluster::start(&config)).await??;
+        // Processes starting together create the database, migrate and make the runtime
+        // password one at a time.
+        let _setup = setup_lock(cluster.dir()).await?;
         ensure_database(&cluster.url("postgres"), "planner").await?;
         let owner = PgPoolOptions::new()
             .max_connections(2)
@@ -255,6 +262,23 @@ pub(crate) fn replica_pool(
     let size = primary.get_max_connections() as usize;
     planner_exec::WirePool::from_url(&url, size)
         .context("--read-url (PLANNER_READ_URL) is not a postgres:// URL")
+}
+
+/// Holds the embedded cluster's `setup.lock` exclusively until the file is dropped.
+async fn setup_lock(dir: &std::path::Path) -> anyhow::Result<std::fs::File> {
+    let path = dir.join("setup.lock");
+    tokio::task::spawn_blocking(move || {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        file.lock().with_context(|| format!("cannot lock {}", path.display()))?;
+        Ok(file)
+    })
+    .await?
 }
 
 /// The embedded cluster's runtime password, generated on first use and kept 0600 beside the

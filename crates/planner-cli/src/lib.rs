@@ -7,7 +7,10 @@
 //! - `planner ask [--narrator template|model] "QUESTION"`: answers on DATABASE_URL, or on the
 //!   embedded default database (a PostgreSQL cluster kept in the user's data directory, created,
 //!   migrated and loaded with the demo dataset on first use, stopped on exit), printing the
-//!   answer's text once, then each evidence table once;
+//!   answer's text once, then each evidence table once. `--tenant` is a tenant's UUID or name
+//!   (default: the first demo tenant when the database has it, else none). A clarifying question
+//!   is asked on the terminal; with `--json` and no answer on stdin, the `needs_input` object is
+//!   printed and `planner ask --thread ID --answer TEXT` resumes it;
 //! - `planner serve [--addr 127.0.0.1:8080] [--narrator template|model]`: the HTTP API on the
 //!   same database, until Ctrl-C or SIGTERM (requests in flight finish). `--narrator model`
 //!   (with `--model-url`) has the model write each answer's text behind the faithfulness gate;
@@ -132,8 +135,9 @@ enum Command {
         /// Scopes the caller holds (repeatable).
         #[arg(long = "scope", value_name = "SCOPE", default_value = "bench")]
         scopes: Vec<String>,
-        /// The tenant whose rows are visible (default: the first demo tenant).
-        #[arg(long, value_name = "UUID")]
+        /// The tenant whose rows are visible: its UUID or its name (default: the first demo
+        /// tenant when the database has it, else none: public planes only).
+        #[arg(long, value_name = "TENANT")]
         tenant: Option<String>,
         /// The PostgreSQL to use; without it, the embedded default database.
         #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
@@ -141,8 +145,16 @@ enum Command {
         /// The model server (without it, the offline lexical proposer).
         #[command(flatten)]
         model: serve::ModelFlags,
+        /// Resume this waiting thread (the `thread_id` of a `needs_input` object) with
+        /// `--answer` instead of asking a question.
+        #[arg(long, value_name = "THREAD", requires = "answer", conflicts_with = "question")]
+        thread: Option<String>,
+        /// The answer to the thread's question.
+        #[arg(long, value_name = "TEXT", requires = "thread")]
+        answer: Option<String>,
         /// The question.
-        question: String,
+        #[arg(required_unless_present = "thread")]
+        question: Option<String>,
     },
     /// Serve the HTTP API on DATABASE_URL or the embedded default database.
     Serve(serve::ServeArgs),
@@ -299,19 +311,34 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
         }
-        Command::Ask { json, registry, scopes, tenant, database_url, model, question } => {
-            planner_engine::check_input(&question)?;
-            let registry = load_registry(registry.as_ref())?;
-            let tenant = match tenant {
-                Some(text) => {
-                    Some(text.parse().with_context(|| format!("--tenant {text} is not a UUID"))?)
-                }
-                None => Some(planner_dataset::DEMO_TENANTS[0].id),
+        Command::Ask {
+            json,
+            registry,
+            scopes,
+            tenant,
+            database_url,
+            model,
+            thread,
+            answer,
+            question,
+        } => {
+            let start = match (question, thread, answer) {
+                (Some(question), _, _) => Start::Question(question),
+                (None, Some(thread), Some(answer)) => Start::Resume { thread, answer },
+                _ => bail!("ask needs a question, or --thread with --answer"),
             };
+            planner_engine::check_input(match &start {
+                Start::Question(question) => question,
+                Start::Resume { answer, .. } => answer,
+            })?;
+            let registry = load_registry(registry.as_ref())?;
             // A configuration error stops the command before any database is opened.
             let config = model.engine_config(registry)?;
             let database = embedded::Database::open(database_url.as_deref()).await?;
-            let result = ask(database.pool(), config, scopes, tenant, question, json).await;
+            let result = match resolve_tenant(&database, tenant.as_deref()).await {
+                Ok(tenant) => ask(database.pool(), config, scopes, tenant, start, json).await,
+                Err(err) => Err(err),
+            };
             database.close().await?;
             result
         }
@@ -357,18 +384,79 @@ fn man_page() -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The tenant `ask` answers for: `--tenant` as a UUID or an existing tenant's name; without it,
+/// the first demo tenant when the database has it, else none (public planes only: a database
+/// of a team's own has no demo tenant, and a thread is kept without one).
+async fn resolve_tenant(
+    database: &embedded::Database,
+    given: Option<&str>,
+) -> anyhow::Result<Option<uuid::Uuid>> {
+    let owner = database.owner().ok();
+    let Some(text) = given else {
+        let demo = planner_dataset::DEMO_TENANTS[0].id;
+        return Ok(match owner {
+            Some(owner) => planner_exec::tenant_exists(owner, demo).await?.then_some(demo),
+            // The runtime login cannot read tenants: a missing one is named when the thread
+            // is kept.
+            None => Some(demo),
+        });
+    };
+    let create = "`planner keys create --tenant NAME --new-tenant` creates one";
+    if let Ok(id) = text.parse::<uuid::Uuid>() {
+        if let Some(owner) = owner
+            && !planner_exec::tenant_exists(owner, id).await?
+        {
+            bail!("--tenant {text}: no tenant has this id; {create}");
+        }
+        return Ok(Some(id));
+    }
+    let Some(owner) = owner else {
+        bail!(
+            "--tenant {text:?} is a name, and DATABASE_URL logs in as the runtime login, which \
+             cannot read tenant names: pass the tenant's UUID, or set PLANNER_OWNER_URL"
+        );
+    };
+    match planner_exec::find_tenant(owner, text).await? {
+        Some(id) => Ok(Some(id.0)),
+        None => bail!("--tenant {text:?}: no tenant has this name; {create}"),
+    }
+}
+
+/// The fix for an unknown tenant, beside the engine's error.
+fn tenant_hint(err: planner_engine::Error) -> anyhow::Error {
+    match err {
+        planner_engine::Error::UnknownTenant(_) => anyhow::anyhow!(
+            "{err}: pass --tenant with an existing tenant's UUID (`planner keys create --tenant \
+             NAME --new-tenant` creates one)"
+        ),
+        err => err.into(),
+    }
+}
+
+/// What `ask` starts from: a question, or a waiting thread and its answer.
+#[derive(Debug)]
+enum Start {
+    Question(String),
+    Resume { thread: String, answer: String },
+}
+
 #[expect(clippy::print_stdout, reason = "the command's output")]
 async fn ask(
     pool: &planner_exec::PgPool,
     config: EngineConfig,
     scopes: Vec<String>,
     tenant: Option<uuid::Uuid>,
-    question: String,
+    start: Start,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let engine = Engine::new(config, pool.clone());
     let caller = planner_engine::Caller { scopes: scopes.clone(), tenant, key: None };
-    let mut outcome = engine.ask(Ask { question, scopes, tenant, key: None }).await?;
+    let mut outcome = match start {
+        Start::Question(question) => {
+            engine.ask(Ask { question, scopes, tenant, key: None }).await.map_err(tenant_hint)?
+        }
+        Start::Resume { thread, answer } => engine.resume(&thread, &answer, &caller).await?,
+    };
     loop {
         match outcome {
             Outcome::Answered(answer) => {
@@ -416,8 +504,23 @@ async fn ask(
                     std::io::stdout().flush()?;
                 }
                 let mut line = String::new();
-                if std::io::stdin().lock().read_line(&mut line)? == 0 || line.trim().is_empty() {
-                    bail!("no answer given; ask again with the value in the question");
+                let read = std::io::stdin().lock().read_line(&mut line)?;
+                if read == 0 && json {
+                    // No answer will come (no terminal, stdin at its end): the object a
+                    // script resumes from with `--thread ID --answer TEXT`.
+                    #[expect(clippy::print_stderr, reason = "ends the prompt's line")]
+                    {
+                        eprintln!();
+                    }
+                    println!("{}", serde_json::to_string_pretty(&Outcome::NeedsInput(needs))?);
+                    return Ok(ExitCode::SUCCESS);
+                }
+                if read == 0 || line.trim().is_empty() {
+                    bail!(
+                        "no answer given; ask again with the value in the question, or resume \
+                         with `planner ask --thread {} --answer TEXT`",
+                        needs.thread_id
+                    );
                 }
                 outcome = engine.resume(&needs.thread_id, line.trim(), &caller).await?;
             }

@@ -37,7 +37,7 @@ pub(crate) struct ServeArgs {
     /// Seconds a /v1/ request may take before it is answered with 504 [default: 30].
     #[arg(long, env = "PLANNER_REQUEST_TIMEOUT")]
     request_timeout: Option<u64>,
-    /// The largest request body accepted, in bytes (413 above) [default: 16384].
+    /// The largest request body accepted, in bytes (413 above) [default: 32768].
     #[arg(long, env = "PLANNER_MAX_BODY")]
     max_body: Option<usize>,
     /// Requests a minute per API key (429 with Retry-After above; 0 is no limit) [default: 120].
@@ -339,7 +339,7 @@ mod tests {
         assert_eq!(settings.addr.to_string(), "0.0.0.0:9000");
         assert_eq!(settings.server.max_in_flight, 2);
         assert_eq!(settings.server.request_timeout, Duration::from_secs(5));
-        assert_eq!(settings.server.max_body_bytes, 16 * 1024);
+        assert_eq!(settings.server.max_body_bytes, 32 * 1024);
         let defaults = resolve(ServeArgs::default(), ServeFile::default());
         assert_eq!(defaults.addr.to_string(), "127.0.0.1:8080");
         assert_eq!(defaults.database_url, None);

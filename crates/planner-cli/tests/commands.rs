@@ -87,6 +87,7 @@ async fn keys_are_created_for_a_tenant_and_revoked(pool: PgPool) {
     let status = planner(&["db", "status"], Some(&url));
     assert!(status.status.success(), "{status:?}");
     assert!(stdout(&status).contains("live API keys: 1"), "{}", stdout(&status));
+    assert!(stdout(&status).contains("demo dataset: loaded ("), "{}", stdout(&status));
 
     let revoked = planner(&["keys", "revoke", &id], Some(&url));
     assert!(revoked.status.success(), "{revoked:?}");
@@ -258,4 +259,95 @@ fn completions_and_the_manual_page_go_to_stdout() {
     let page = stdout(&man);
     assert!(page.contains(".TH planner"), "{page}");
     assert!(page.contains("planner\\-ask") && page.contains("planner\\-completions"), "{page}");
+}
+
+/// The runtime login's password for this run (the role is cluster-wide: every test agrees).
+fn runtime_password() -> String {
+    std::env::var("PLANNER_RUNTIME_PASSWORD")
+        .ok()
+        .filter(|it| !it.is_empty())
+        .unwrap_or_else(|| "plannerTestRuntimeLogin0001".to_owned())
+}
+
+/// `planner ask` on `url` with the retail registry, no terminal and nothing on stdin.
+fn ask_retail(args: &[&str], url: &str) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_planner"));
+    command
+        .arg("ask")
+        .args(["--registry", "../../fixtures/domains/retail/registry.toml"])
+        .args(args)
+        .env("DATABASE_URL", url)
+        .env("PLANNER_RUNTIME_PASSWORD", runtime_password())
+        .env("PLANNER_DATA_DIR", "/nonexistent/planner")
+        .env("PLANNER_LOG", "warn")
+        .stdin(std::process::Stdio::null());
+    command.output().unwrap()
+}
+
+/// A team's own database (the planner's migrations and the retail schema, no demo data, so no
+/// demo tenant): a clarifying question is kept without a tenant, printed as the `needs_input`
+/// object a script resumes from, and resumed by `--thread --answer`; `--tenant` takes a name,
+/// and an unknown one is a clear error.
+#[sqlx::test]
+async fn a_clarification_on_a_database_without_the_demo_data_is_kept_and_resumed(pool: PgPool) {
+    planner_engine::migrate(&pool).await.unwrap();
+    let schema = include_str!("../../../fixtures/domains/retail/migrations/0001_schema.sql");
+    sqlx::raw_sql(schema).execute(&pool).await.unwrap();
+    let url = url_of(&pool);
+    let question = "How did this region do month by month in 2024?";
+    // `db status` tells a team's own database by its schemas, not the demo's counts.
+    let status = planner(&["db", "status"], Some(&url));
+    assert!(status.status.success(), "{status:?}");
+    let text = stdout(&status);
+    assert!(text.contains("demo dataset: not loaded"), "{text}");
+    assert!(text.contains("schema retail: 8 table(s)"), "{text}");
+    assert!(!text.contains("awards"), "{text}");
+
+    let asked = ask_retail(&["--json", question], &url);
+    assert!(asked.status.success(), "{asked:?}");
+    let needs: serde_json::Value = serde_json::from_slice(&asked.stdout).unwrap();
+    assert_eq!(needs["status"], "needs_input", "{needs}");
+    assert_eq!(needs["missing"], serde_json::json!(["region"]), "{needs}");
+    let thread = needs["thread_id"].as_str().unwrap().to_owned();
+    let owner: Option<uuid::Uuid> =
+        sqlx::query_scalar("SELECT tenant_id FROM admin.thread WHERE id = $1::uuid")
+            .bind(&thread)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(owner, None, "no demo tenant: the thread is kept for none");
+
+    let resumed =
+        ask_retail(&["--json", "--thread", &thread, "--answer", "Pacific Northwest"], &url);
+    assert!(resumed.status.success(), "{resumed:?}");
+    let answer: serde_json::Value = serde_json::from_slice(&resumed.stdout).unwrap();
+    assert_eq!(answer["route"], "single", "{answer}");
+    assert_eq!(answer["plan"]["nodes"][0]["args"]["region"], "northwest", "{answer}");
+
+    // Without --json a missing answer is an error that says how to resume.
+    let plain = ask_retail(&[question], &url);
+    assert_eq!(plain.status.code(), Some(1), "{plain:?}");
+    assert!(String::from_utf8_lossy(&plain.stderr).contains("--thread"), "{plain:?}");
+
+    // A tenant by name; an unknown name or id is an error naming the fix.
+    let id = planner_exec::create_tenant(&pool, "Harbor Freight Lines").await.unwrap();
+    let named = ask_retail(&["--json", "--tenant", "Harbor Freight Lines", question], &url);
+    assert!(named.status.success(), "{named:?}");
+    let needs: serde_json::Value = serde_json::from_slice(&named.stdout).unwrap();
+    let owner: Option<uuid::Uuid> =
+        sqlx::query_scalar("SELECT tenant_id FROM admin.thread WHERE id = $1::uuid")
+            .bind(needs["thread_id"].as_str().unwrap())
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(owner, Some(id.0));
+    for tenant in ["Harbour Freight Lines", "00000000-0000-0000-0000-0000000000ff"] {
+        let unknown = ask_retail(&["--json", "--tenant", tenant, question], &url);
+        assert_eq!(unknown.status.code(), Some(1), "{unknown:?}");
+        let stderr = String::from_utf8_lossy(&unknown.stderr);
+        assert!(
+            stderr.contains("no tenant has this") && stderr.contains("--new-tenant"),
+            "{stderr}"
+        );
+    }
 }

@@ -1,6 +1,14 @@
 //! A PostgreSQL cluster run from local server binaries: `initdb` once, then `pg_ctl start` and
 //! `stop`. Temporary (a private directory removed on drop) or persistent (a data directory kept
 //! between runs, for the embedded default database).
+//!
+//! A persistent cluster is shared by every process that uses its directory at once (a server,
+//! then `keys create` and `ask` beside it): each user holds a shared lock on `users.lock` while it
+//! uses the cluster, and starting, attaching and stopping happen under an exclusive lock on
+//! `control.lock`. The first user starts the server; a later one attaches to the server already
+//! running (its port from `postmaster.pid`) and leaves it running; the user that leaves last,
+//! finding no shared lock but its own, stops it. A process that dies releases its locks with it,
+//! so the next user attaches to the server it left, and stops it when it leaves last.
 
 use std::fs;
 use std::net::TcpListener;
@@ -35,8 +43,34 @@ pub struct Cluster {
     port: u16,
     run_as: Option<(u32, u32)>,
     running: bool,
+    /// A persistent cluster's shared lock on `users.lock`, held while this process uses it.
+    user: Option<fs::File>,
     // Dropped after `stop` ran in `Drop`, which removes the directory.
     _temp: Option<tempfile::TempDir>,
+}
+
+/// The file whose exclusive lock orders starting, attaching and stopping a persistent cluster.
+const CONTROL_LOCK: &str = "control.lock";
+/// The file every user of a persistent cluster holds a shared lock on.
+const USERS_LOCK: &str = "users.lock";
+
+/// Opens (creating it if needed) one of a persistent cluster's lock files.
+fn lock_file(dir: &Path, name: &str) -> Result<fs::File> {
+    let path = dir.join(name);
+    fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|err| Error::io(&path, err))
+}
+
+/// Holds `control.lock` exclusively until dropped (closing the file releases the lock).
+fn control(dir: &Path) -> Result<fs::File> {
+    let file = lock_file(dir, CONTROL_LOCK)?;
+    file.lock().map_err(|err| Error::io(dir.join(CONTROL_LOCK), err))?;
+    Ok(file)
 }
 
 impl Cluster {
@@ -71,6 +105,7 @@ impl Cluster {
             Some(password) => password.clone(),
             None => generate_password().map_err(|err| Error::io("/dev/urandom", err))?,
         };
+        let persistent = temp.is_none();
         let mut cluster = Cluster {
             bin_dir: config.bin_dir.clone(),
             dir,
@@ -78,15 +113,29 @@ impl Cluster {
             port: 0,
             run_as,
             running: false,
+            user: None,
             _temp: temp,
         };
+        // Held until this function returns: one process at a time starts or attaches.
+        let _control = if persistent { Some(control(&cluster.dir)?) } else { None };
+        if persistent {
+            let user = lock_file(&cluster.dir, USERS_LOCK)?;
+            user.lock_shared().map_err(|err| Error::io(cluster.dir.join(USERS_LOCK), err))?;
+            cluster.user = Some(user);
+        }
+        let password_again = known_password.is_some();
         if !cluster.data_dir().join("PG_VERSION").exists() {
             cluster.write_password()?;
             cluster.init(config.fast_unsafe)?;
             cluster.start_server()?;
+        } else if let Some(port) = cluster.running_port().filter(|_| password_again) {
+            // Another process (or one that ended without stopping it) runs the server: use it
+            // and leave it running for the others.
+            cluster.port = port;
+            cluster.running = true;
         } else {
             if cluster.data_dir().join("postmaster.pid").exists() {
-                // A server left running (or crashed) by an earlier process: stop it first.
+                // A server from before passwords, or a crashed one: stop it first.
                 let _ = cluster.pg_ctl(&["stop", "-m", "fast", "-w"]);
             }
             if known_password.is_none() {
@@ -100,6 +149,19 @@ impl Cluster {
             }
         }
         Ok(cluster)
+    }
+
+    /// The port of the server running on this data directory, when one runs and is ready
+    /// (`pg_ctl status`, then line 4 of `postmaster.pid`).
+    fn running_port(&self) -> Option<u16> {
+        let status = self.pg_ctl(&["status"]).ok()?;
+        if !status.status.success() {
+            return None;
+        }
+        let pid = fs::read_to_string(self.data_dir().join("postmaster.pid")).ok()?;
+        let lines: Vec<&str> = pid.lines().collect();
+        let ready = lines.get(7).is_some_and(|it| it.trim() == "ready");
+        ready.then(|| lines.get(3)?.trim().parse().ok()).flatten()
     }
 
     /// The superuser's password.
@@ -189,6 +251,7 @@ impl Cluster {
             port: 0,
             run_as: self.run_as,
             running: false,
+            user: None,
             _temp: Some(temp),
         };
         replica.write_password()?;
@@ -218,12 +281,25 @@ impl Cluster {
         self.shut_down("immediate")
     }
 
-    /// Stops the server (fast shutdown: open sessions are disconnected). Idempotent.
+    /// Stops the server (fast shutdown: open sessions are disconnected). Idempotent. A
+    /// persistent cluster is stopped only by its last user: while another process uses it,
+    /// this process only lets go of it.
     pub fn stop(&mut self) -> Result<()> {
         self.shut_down("fast")
     }
 
     fn shut_down(&mut self, mode: &str) -> Result<()> {
+        if let Some(user) = self.user.take() {
+            let _control = control(&self.dir)?;
+            drop(user);
+            // Every other user holds a shared lock: the exclusive one is free only to the last.
+            let probe = lock_file(&self.dir, USERS_LOCK)?;
+            let last = probe.try_lock().is_ok();
+            if !last {
+                self.running = false;
+                return Ok(());
+            }
+        }
         if self.running {
             self.running = false;
             let out = self.pg_ctl(&["stop", "-m", mode, "-w", "-t", "60"])?;

@@ -93,3 +93,66 @@ async fn a_cluster_accepts_no_connection_without_its_password() {
     }
     tokio::task::spawn_blocking(move || drop(cluster)).await.unwrap();
 }
+
+/// Users of one persistent directory share its server: a second start attaches to the running
+/// server (same port, no restart), the first user's stop leaves it running for the second, and
+/// the last user's stop stops it; a new first user starts it again.
+#[tokio::test]
+async fn a_persistent_cluster_is_shared_and_stopped_by_its_last_user() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("pg");
+    let config = ClusterConfig { bin_dir: bin_dir(), dir: Some(dir.clone()), fast_unsafe: true };
+    let start = |config: ClusterConfig| async move {
+        tokio::task::spawn_blocking(move || Cluster::start(&config)).await.unwrap().unwrap()
+    };
+    let answers = |url: String| async move {
+        let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+        let (n,): (i32,) = sqlx::query_as("SELECT 1").fetch_one(&mut conn).await.unwrap();
+        conn.close().await.unwrap();
+        n == 1
+    };
+    let starts = || {
+        let log = std::fs::read_to_string(dir.join("postgres.log")).unwrap_or_default();
+        log.matches("database system is ready to accept connections").count()
+    };
+    let pid = dir.join("data/postmaster.pid");
+
+    let mut first = start(config.clone()).await;
+    let mut second = start(config.clone()).await;
+    assert_eq!(first.port(), second.port());
+    assert_eq!(starts(), 1);
+    let url = second.url("postgres");
+    let mut first = tokio::task::spawn_blocking(move || {
+        first.stop().unwrap();
+        first
+    })
+    .await
+    .unwrap();
+    assert!(pid.exists(), "the first user stopped the server the second uses");
+    assert!(answers(url.clone()).await);
+    // Stopping again changes nothing; the first user is gone.
+    first = tokio::task::spawn_blocking(move || {
+        first.stop().unwrap();
+        first
+    })
+    .await
+    .unwrap();
+    assert!(answers(url).await);
+    tokio::task::spawn_blocking(move || {
+        second.stop().unwrap();
+        drop((first, second));
+    })
+    .await
+    .unwrap();
+    assert!(!pid.exists(), "the last user left the server running");
+
+    // Later users start it again, once, and the last stops it.
+    let third = start(config.clone()).await;
+    let fourth = start(config).await;
+    assert_eq!(starts(), 2);
+    assert!(answers(fourth.url("postgres")).await);
+    tokio::task::spawn_blocking(move || drop(third)).await.unwrap();
+    assert!(pid.exists());
+    tokio::task::spawn_blocking(move || drop(fourth)).await.unwrap();
+    assert!(!pid.exists());
+}

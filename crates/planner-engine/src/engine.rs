@@ -264,7 +264,10 @@ impl Engine {
         if matches!(outcome, Outcome::NeedsInput(_)) {
             planner_exec::record_thread(&self.ctx.pool, thread, ask.tenant, ask.key)
                 .await
-                .map_err(|err| Error::Unavailable(err.to_string()))?;
+                .map_err(|err| match err {
+                    planner_exec::Error::UnknownTenant(tenant) => Error::UnknownTenant(tenant),
+                    err => Error::Unavailable(err.to_string()),
+                })?;
         }
         ticket.confirm();
         Ok(outcome)
@@ -444,7 +447,14 @@ async fn prune_loop(
     loop {
         ticks.tick().await;
         let Some(checkpoints) = checkpoints.upgrade() else { return };
+        // A closed pool is a command ending (its database closed): nothing is left to prune.
+        if pool.is_closed() {
+            return;
+        }
         if let Err(err) = prune(&pool, &checkpoints, retention).await {
+            if pool.is_closed() {
+                return;
+            }
             tracing::warn!(%err, "pruning old threads failed");
         }
     }

@@ -14,6 +14,10 @@ pub enum Error {
     /// The audit row could not be written, so the answer is withheld (fail-closed).
     #[error("the answer is withheld because its audit row could not be written: {0}")]
     AuditFailed(String),
+    /// The caller's tenant does not exist, so a thread cannot be kept for it (a command line's
+    /// `--tenant`; a key's tenant always exists).
+    #[error("no tenant has id {0}")]
+    UnknownTenant(uuid::Uuid),
     /// The database is unavailable or failed.
     #[error("the database is unavailable: {0}")]
     Unavailable(String),

@@ -1648,10 +1648,12 @@ columns = [{ name = "name", type = "text" }, { name = "spent", type = "decimal" 
         assert!(Screen::new(&plain).check(question, &planner_extract::extract(question)).is_some());
         // A column named by a protected word does not make the word a firm's.
         let aged = Registry::from_toml(
-            &text.replace(
-                r#"{ name = "spent", type = "decimal" }"#,
-                r#"{ name = "age_days", type = "int" }"#,
-            ),
+            &text
+                .replace(
+                    r#"{ name = "spent", type = "decimal" }"#,
+                    r#"{ name = "age_days", type = "int" }"#,
+                )
+                .replace("SELECT c.name, c.spent FROM", "SELECT c.name, c.age_days FROM"),
             "shop.toml",
         )
         .unwrap();

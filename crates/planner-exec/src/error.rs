@@ -43,6 +43,9 @@ pub enum Error {
         /// Why it is refused.
         reason: &'static str,
     },
+    /// A thread names a tenant that does not exist (its foreign key refused it).
+    #[error("no tenant has id {0}")]
+    UnknownTenant(uuid::Uuid),
     /// Any other database failure, identified only by its SQLSTATE code.
     #[error("database error (SQLSTATE {})", .code.as_deref().unwrap_or("none"))]
     Database {

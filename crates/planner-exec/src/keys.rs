@@ -52,6 +52,16 @@ pub async fn find_tenant(pool: &PgPool, name: &str) -> Result<Option<TenantId>> 
     Ok(id.map(TenantId))
 }
 
+/// Whether a tenant has the id `id` (the owner's query: the runtime login cannot read tenants).
+pub async fn tenant_exists(pool: &PgPool, id: Uuid) -> Result<bool> {
+    let found: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM admin.tenant WHERE id = $1)")
+            .bind(id)
+            .fetch_one(pool)
+            .await?;
+    Ok(found)
+}
+
 /// Creates an API key for `tenant` with `scopes`; stores only its hash.
 pub async fn create_api_key(pool: &PgPool, tenant: TenantId, scopes: &[&str]) -> Result<NewApiKey> {
     let id = Uuid::new_v4();

@@ -51,7 +51,7 @@ pub use crate::{
     exec::{Bind, CountSpec, ExecRequest, Guard, Reader, TenantId, execute, execute_also},
     keys::{
         ApiKey, ApiKeyId, NewApiKey, api_key_hash, create_api_key, create_tenant, find_tenant,
-        revoke_api_key, verify_api_key,
+        revoke_api_key, tenant_exists, verify_api_key,
     },
     logins::{
         LoginPrivileges, RUNTIME_LOGIN, connect_runtime, enable_runtime_login, grant_checkpoints,

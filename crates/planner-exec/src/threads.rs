@@ -42,7 +42,14 @@ pub async fn record_thread(
     .bind(tenant)
     .bind(key)
     .execute(pool)
-    .await?;
+    .await
+    .map_err(|err| match (&err, tenant) {
+        // foreign_key_violation: the tenant is unknown (a key's tenant always exists).
+        (sqlx::Error::Database(db), Some(tenant)) if db.code().as_deref() == Some("23503") => {
+            crate::Error::UnknownTenant(tenant)
+        }
+        _ => crate::Error::from(err),
+    })?;
     Ok(())
 }
 

@@ -22,7 +22,7 @@ pub trait Narrator: Send + Sync + std::fmt::Debug {
 /// The deterministic narrator. For each table: a sentence naming it, the window of months its
 /// rows cover and its row count; a sentence naming every cell withheld by small-cell
 /// suppression; then its first rows as sentences (money with the currency sign and thousands
-/// separators, dates as dates), the rest left to the table. Then a sentence for each plan node
+/// separators, other numbers with thousands separators as the table writes them, dates as dates), the rest left to the table. Then a sentence for each plan node
 /// that did not contribute, with its reason. Every value is copied from the evidence, nothing
 /// is computed, and no dash punctuation is written: its output always passes the gate.
 #[derive(Debug, Clone, Copy, Default)]
@@ -208,7 +208,7 @@ fn row_sentence(table: &EvidenceTable, row: &[Cell], apart: bool) -> String {
         if Some(position) == subject {
             continue;
         }
-        let value = cell_text(cell);
+        let value = cell_text(cell, table.columns.get(position).map_or("", String::as_str));
         let pair = if apart && !matches!(cell, Cell::Text(_)) {
             format!("{}: {value}", column(position))
         } else {
@@ -237,16 +237,51 @@ fn row_sentence(table: &EvidenceTable, row: &[Cell], apart: bool) -> String {
     out
 }
 
-/// A cell as a sentence states it.
-fn cell_text(cell: &Cell) -> String {
+/// A cell of `column` as a sentence states it: numbers with thousands separators, as the table
+/// writes them (`96,232.2`), but a year as a year (`fiscal_year 2025`).
+fn cell_text(cell: &Cell, column: &str) -> String {
     match cell {
         Cell::Null => "none".to_owned(),
         Cell::Bool(value) => if *value { "yes" } else { "no" }.to_owned(),
-        Cell::Int(value) => value.to_string(),
+        Cell::Int(value) if column == "year" || column.ends_with("_year") => value.to_string(),
+        Cell::Int(value) => grouped(&value.to_string()),
         Cell::Money(amount) => money(amount),
-        Cell::Decimal(text) | Cell::Date(text) | Cell::Text(text) => text.clone(),
+        Cell::Decimal(text) => grouped(text),
+        Cell::Date(text) | Cell::Text(text) => text.clone(),
         Cell::Suppressed { k } => format!("withheld (fewer than {k})"),
     }
+}
+
+/// A number in plain notation with its whole part in groups of three (`-1234567.5` is
+/// `-1,234,567.5`); text that is not a plain decimal is returned as it is.
+fn grouped(number: &str) -> String {
+    let (sign, digits) = match number.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", number),
+    };
+    let (whole, fraction) = match digits.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (digits, None),
+    };
+    if whole.is_empty()
+        || !whole.bytes().all(|byte| byte.is_ascii_digit())
+        || !fraction.unwrap_or("").bytes().all(|byte| byte.is_ascii_digit())
+    {
+        return number.to_owned();
+    }
+    let mut out = String::with_capacity(number.len() + whole.len() / 3);
+    out.push_str(sign);
+    for (position, digit) in whole.chars().enumerate() {
+        if position > 0 && (whole.len() - position) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    if let Some(fraction) = fraction {
+        out.push('.');
+        out.push_str(fraction);
+    }
+    out
 }
 
 /// An amount of US dollars in plain notation as `$1,234,567.80` (at least two decimal places,
@@ -370,6 +405,23 @@ mod tests {
         ];
         for (window, phrase) in cases {
             assert_eq!(window_phrase(&window), phrase);
+        }
+    }
+
+    #[test]
+    fn numbers_are_grouped_as_the_table_writes_them_but_years_are_not() {
+        let cases = [
+            (Cell::Decimal("96232.2".into()), "volume", "96,232.2"),
+            (Cell::Decimal("-1234567.50".into()), "delta", "-1,234,567.50"),
+            (Cell::Decimal("0.25".into()), "share", "0.25"),
+            (Cell::Int(1_000), "shipments", "1,000"),
+            (Cell::Int(-999), "change", "-999"),
+            (Cell::Int(2025), "fiscal_year", "2025"),
+            (Cell::Int(2025), "year", "2025"),
+            (Cell::Decimal("NaN".into()), "x", "NaN"),
+        ];
+        for (cell, column, text) in cases {
+            assert_eq!(cell_text(&cell, column), text, "{cell:?}");
         }
     }
 }

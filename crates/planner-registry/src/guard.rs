@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    DataType, Expr, Ident, ObjectName, Query, Select, SetExpr, Statement, TableFactor, Visit,
-    Visitor,
+    DataType, Expr, Ident, ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr,
+    Statement, TableFactor, Visit, Visitor,
 };
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
@@ -249,6 +249,56 @@ pub fn ranks_rows(sql: &str) -> bool {
         ControlFlow::<()>::Continue(())
     });
     ranking
+}
+
+/// The names PostgreSQL gives the columns of `sql`'s result, in order, as far as the text tells
+/// them: an alias, a column's own name, a function's name (`count(*)` is `count`), a cast's
+/// operand's name; `None` for an expression PostgreSQL names otherwise. `None` for the whole
+/// when the statement does not parse or selects `*` (its columns are the tables').
+pub fn output_names(sql: &str) -> Option<Vec<Option<String>>> {
+    let dialect = PostgreSqlDialect {};
+    let statements = Parser::new(&dialect)
+        .with_recursion_limit(RECURSION_LIMIT)
+        .try_with_sql(sql)
+        .and_then(|mut parser| parser.parse_statements())
+        .ok()?;
+    let [Statement::Query(query)] = statements.as_slice() else { return None };
+    let mut body = query.body.as_ref();
+    // A set operation's columns are named by its first operand.
+    let select = loop {
+        match body {
+            SetExpr::Select(select) => break select,
+            SetExpr::Query(query) => body = query.body.as_ref(),
+            SetExpr::SetOperation { left, .. } => body = left.as_ref(),
+            _ => return None,
+        }
+    };
+    let folded = |ident: &Ident| {
+        if ident.quote_style.is_some() { ident.value.clone() } else { ident.value.to_lowercase() }
+    };
+    let mut names = Vec::with_capacity(select.projection.len());
+    for item in &select.projection {
+        names.push(match item {
+            SelectItem::ExprWithAlias { alias, .. } => Some(folded(alias)),
+            SelectItem::UnnamedExpr(expr) => expression_name(expr).map(folded),
+            _ => return None,
+        });
+    }
+    Some(names)
+}
+
+/// The identifier PostgreSQL names an unaliased result column after, when there is one.
+fn expression_name(expr: &Expr) -> Option<&Ident> {
+    match expr {
+        Expr::Identifier(ident) => Some(ident),
+        Expr::CompoundIdentifier(parts) => parts.last(),
+        Expr::Function(function) => match function.name.0.last()? {
+            ObjectNamePart::Identifier(ident) => Some(ident),
+            ObjectNamePart::Function(_) => None,
+        },
+        Expr::Cast { expr, .. } | Expr::Nested(expr) => expression_name(expr),
+        _ => None,
+    }
 }
 
 fn at(location: Option<(u64, u64)>, message: String) -> GuardViolation {

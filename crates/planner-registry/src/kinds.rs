@@ -319,6 +319,7 @@ pub(crate) fn validate(
             KindType::List => {
                 let entries = check.entries(raw, &Spelling::default());
                 let context = check.words(raw.context.as_ref(), "context", true);
+                check.aliases_outside_context(&entries, &context, raw);
                 KindBody::List { entries, context }
             }
             KindType::Code => check.code(raw, kind.span()),
@@ -445,6 +446,29 @@ impl KindCheck<'_, '_> {
                         self.ty.as_str()
                     ),
                 ));
+            }
+        }
+    }
+
+    /// A list's value or alias may not hold one of its context words: "family rooms" read as
+    /// the value `family` takes the word "rooms" that tells every other value of the list
+    /// ("family and deluxe rooms"), so they are no longer read.
+    fn aliases_outside_context(&mut self, entries: &[Entry], context: &[String], raw: &RawKind) {
+        let place = raw.context.as_ref().map_or_else(|| self.whole.clone(), Spanned::span);
+        for entry in entries {
+            for alias in &entry.aliases {
+                if let Some(word) = alias.words.iter().find(|word| context.contains(word)) {
+                    self.problems.push((
+                        place.clone(),
+                        format!(
+                            "kind `{}`: `{}` (of `{}`) holds the context word `{word}`, which \
+                             then tells no other value: write it without `{word}`",
+                            self.name,
+                            alias.words.join(" "),
+                            entry.value
+                        ),
+                    ));
+                }
             }
         }
     }

@@ -58,7 +58,7 @@
 //! |---|---|---|
 //! | `dictionary` | `values = [{ value, aliases }]` or `csv` (header `value,aliases`, aliases split by `\|`); `ordered`; spelling rules `prefixes` (words that may come before an alias of any case: "U.S."), `variants = { word = ["other"] }` (a word an alias may be written with instead: "dept" for "department") and `optional` words an alias may leave out ("the") | the value (text), spanning its own words ("gold or above" reads as `gold`); an alias's words may be written joined by blanks, dots, hyphens or slashes ("ts sci" matches "TS/SCI"); a spelling the rules make never takes an alias written for another value |
 //! | `code` | `shape` (`A` letter, `9` digit, `X` either, other characters literal); optional `csv` (header `code,title`), `cues` and `bare = "mixed"` | the code, upper case; taken when listed or after a cue, or (with `bare = "mixed"`) when it holds both letters and digits, as identifiers no word is spelled like do (a UEI) |
-//! | `list` | `values` or `csv`, and `context` words | the values right after a context word or right before one ("SI, TK and G compartments"), or two or more in capitals joined by slashes ("SI/TK"); in declared order (`text[]`) |
+//! | `list` | `values` or `csv`, and `context` words | the values right after a context word or right before one ("SI, TK and G compartments"), or two or more in capitals joined by slashes ("SI/TK"); in declared order (`text[]`). No value or alias may hold a context word ("family rooms" would take "rooms" from every other value) |
 //! | `uuid` | | lower-case UUID |
 //! | `duration` | `unit` (`day` or `month`) | an integer ("last 2 weeks" is 14 days) |
 //! | `date` | | `YYYY-MM-DD` |
@@ -97,7 +97,7 @@
 //! | `scope` | string, optional | a scope the intent needs beyond its plane's (one of `registry.scopes`) |
 //! | `params` | array of tables, default empty | the params, in placeholder order: entry *n* binds `$n` |
 //! | `sql` | string, required | one PostgreSQL query with placeholders `$1..$n` |
-//! | `columns` | array of tables, required | the output columns, in `SELECT` order |
+//! | `columns` | array of tables, required | the output columns, in `SELECT` order: as many as the `SELECT` returns, each named as PostgreSQL names it there (its alias, else the column's or the function's name; an expression without an alias is not judged) |
 //! | `suppression` | table | required when the plane has `counts = true`, forbidden otherwise |
 //! | `window` | string, optional | `past` or `ahead`: the rows cover the length the intent's `months` param (or a param of a `duration` kind, in that kind's unit) binds, up to or from the data's "today" (`registry.as_of`); answers say so ("over the 14 days to 2025-12-31"). The intent needs such a param |
 //!

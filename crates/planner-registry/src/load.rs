@@ -744,6 +744,7 @@ impl Ctx<'_> {
                     self.guard(&format!("intent `{name}`"), sql, schemas, &kinds, report);
                     self.workforce(name, plane, sql, report);
                 }
+                check_output_columns(name, sql, &columns, report);
                 sql.get_ref().clone()
             }
         };
@@ -1185,6 +1186,52 @@ impl Ctx<'_> {
 }
 
 /// A composite's params must each be a param of some member (or of a member's members).
+/// Reports a statement whose result columns differ from the intent's `columns`: their count,
+/// or a name PostgreSQL would give a column (an alias, a column's or a function's name) that is
+/// not the one `columns` lists at that place. A column the text does not name (an expression
+/// without an alias) and a statement selecting `*` are not judged.
+fn check_output_columns(
+    name: &str,
+    sql: &Spanned<String>,
+    columns: &[Column],
+    report: &mut Report<'_>,
+) {
+    let Some(names) = guard::output_names(sql.get_ref()) else { return };
+    if columns.is_empty() {
+        return;
+    }
+    if names.len() != columns.len() {
+        let listed: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        report.at(
+            &sql.span(),
+            format!(
+                "intent `{name}`: the SQL returns {} column(s), `columns` lists {} ({}): make \
+                 them the same, in the same order",
+                names.len(),
+                columns.len(),
+                listed.join(", ")
+            ),
+        );
+        return;
+    }
+    for (position, (found, column)) in names.iter().zip(columns).enumerate() {
+        if let Some(found) = found
+            && found != &column.name
+        {
+            report.at(
+                &sql.span(),
+                format!(
+                    "intent `{name}`: the SQL's column {} is named `{found}`, `columns` lists \
+                     `{}` there: alias it (`AS {}`) or rename the column",
+                    position + 1,
+                    column.name,
+                    column.name
+                ),
+            );
+        }
+    }
+}
+
 fn check_composite_params(intents: &mut [Intent], raw: &RawFile, report: &mut Report<'_>) {
     for index in 0..intents.len() {
         let Some(composite) = intents[index].composite() else { continue };

@@ -330,3 +330,59 @@ fn a_built_in_kind_declared_with_its_type_keeps_its_name_and_takes_the_declarati
     // A built-in kind the registry does not declare has no declaration.
     assert!(registry.kind_spec(ParamKind::Naics).is_none());
 }
+
+/// A list's value or alias holding one of the list's context words would take that word from
+/// every other value ("family rooms" hid every room type): it is a located problem.
+#[test]
+fn a_list_alias_may_not_hold_its_context_word() {
+    let kinds = GOOD_KINDS.replace(
+        "[kinds.top_n]",
+        r#"[kinds.room_type]
+type = "list"
+context = ["rooms", "room types"]
+values = [
+  { value = "family", aliases = ["family rooms"] },
+  { value = "deluxe", aliases = ["deluxe suites"] },
+]
+
+[kinds.top_n]"#,
+    );
+    let report = load(&with_kinds(&kinds)).unwrap_err();
+    assert!(
+        report.contains(
+            "kind `room_type`: `family rooms` (of `family`) holds the context word `rooms`"
+        ),
+        "{report}"
+    );
+    assert_eq!(report.lines().count(), 1, "{report}");
+    let fixed = kinds.replace(r#"aliases = ["family rooms"]"#, r#"aliases = ["families"]"#);
+    load(&with_kinds(&fixed)).unwrap();
+}
+
+/// The SQL's result columns are the intent's `columns`: their count and, where the text names a
+/// column (an alias, a column, a function), its name at each place.
+#[test]
+fn a_select_whose_columns_differ_from_columns_is_reported() {
+    let registry = |sql: &str| {
+        with_kinds(GOOD_KINDS)
+            .replace("SELECT o.region, count(*) AS orders FROM shop.orders AS o", sql)
+    };
+    let renamed = load(&registry("SELECT o.region, count(*) AS n FROM shop.orders AS o"));
+    let report = renamed.unwrap_err();
+    assert!(
+        report.contains(
+            "intent `sales`: the SQL's column 2 is named `n`, `columns` lists `orders` there"
+        ),
+        "{report}"
+    );
+    let short = load(&registry("SELECT o.region FROM shop.orders AS o")).unwrap_err();
+    assert!(short.contains("the SQL returns 1 column(s), `columns` lists 2"), "{short}");
+    // Names PostgreSQL gives: a column's own, a function's, a cast's operand's; an expression
+    // without one is not judged.
+    load(&registry("SELECT o.region::text, count(*) AS \"orders\" FROM shop.orders AS o")).unwrap();
+    load(&registry("SELECT region, count(*) AS ORDERS FROM shop.orders AS o")).unwrap();
+    load(&registry("SELECT upper(o.region) AS region, (count(*) + 0) FROM shop.orders AS o"))
+        .unwrap();
+    let function = load(&registry("SELECT o.region, sum(o.qty) FROM shop.orders AS o"));
+    assert!(function.unwrap_err().contains("column 2 is named `sum`"));
+}

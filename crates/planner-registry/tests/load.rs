@@ -173,6 +173,7 @@ members = ["loop_a", "counts_without_spec"]
 broken.toml:17:16: unknown kind `colour` for param `odd`: expected one of agency, naics, uuid, clearance, compartments, uei, months
 broken.toml:20:8: malformed intent name `Bad-Name`: expected [a-z][a-z0-9_]*, at most 64 bytes
 broken.toml:23:41: intent `Bad-Name` uses undeclared param `nope`
+broken.toml:24:7: intent `Bad-Name`: the SQL returns 1 column(s), `columns` lists 2 (piid, uei): make them the same, in the same order
 broken.toml:25:87: column `uei` of type int cannot provide param `uei` of kind uei
 broken.toml:27:1: count intent `counts_without_spec` needs a `suppression` spec
 broken.toml:31:47: intent `counts_without_spec`: default 200 of `window_months` lies outside [1, 24]

@@ -94,7 +94,9 @@ impl From<planner_engine::Error> for Error {
             planner_engine::Error::AuditFailed(_) => Error::Withheld(
                 "the answer is withheld because its audit row could not be written".to_owned(),
             ),
-            planner_engine::Error::Graph(_) => Error::Internal(err.to_string()),
+            planner_engine::Error::Graph(_) | planner_engine::Error::UnknownTenant(_) => {
+                Error::Internal(err.to_string())
+            }
         }
     }
 }

@@ -17,8 +17,9 @@
 //! tenant and scopes; a verified key is cached for a few seconds), is rate-limited per key and,
 //! before any key lookup, per client address for requests without a valid key (429 with
 //! Retry-After), sheds load with 503 past
-//! the in-flight limit and times out. Failures are
-//! `application/problem+json`. Every request has an id (`x-request-id`, taken from the request
+//! the in-flight limit and times out. A query parameter a `/v1/` route does not declare, or a
+//! value outside its enum, is a 400 saying which. Failures are `application/problem+json`, each
+//! with a status the OpenAPI document lists for its route. Every request has an id (`x-request-id`, taken from the request
 //! or generated) returned in the response header and in every problem body as `request_id`,
 //! a `request` span (the engine's graph and node spans are its children) and an access log
 //! line (target `planner_server::access`).
@@ -58,8 +59,9 @@ pub use crate::openapi::openapi;
 pub use crate::svg::{flowchart_svg, plan_svg};
 pub use crate::trace::REQUEST_ID;
 
-/// The server's limits. [`ServerConfig::default`]: 16 KiB bodies, 64 requests in flight, 30 s
-/// per request, 120 requests a minute per key with bursts of 30, 30 unauthenticated or failing
+/// The server's limits. [`ServerConfig::default`]: 32 KiB bodies (the largest request the
+/// document accepts fits: 2,000 characters, each escaped as a `\uXXXX` surrogate pair), 64
+/// requests in flight, 30 s per request, 120 requests a minute per key with bursts of 30, 30 unauthenticated or failing
 /// requests a minute per client address with bursts of 10, verified keys cached for 5 s.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerConfig {
@@ -87,7 +89,7 @@ pub struct ServerConfig {
 impl Default for ServerConfig {
     fn default() -> ServerConfig {
         ServerConfig {
-            max_body_bytes: 16 * 1024,
+            max_body_bytes: 32 * 1024,
             max_in_flight: 64,
             request_timeout: Duration::from_secs(30),
             key_requests_per_minute: 120,

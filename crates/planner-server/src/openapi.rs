@@ -17,7 +17,7 @@ pub(crate) enum KeyedFailures {
     /// No API key, or an unknown or revoked one.
     #[response(status = 401, content_type = "application/problem+json")]
     Unauthorized(Problem),
-    /// The key is over its request rate; see Retry-After.
+    /// Over the key's request rate, or its address's without a valid key; see Retry-After.
     #[response(status = 429, content_type = "application/problem+json")]
     RateLimited(Problem),
     /// At the in-flight limit, or the database is unavailable.
@@ -32,15 +32,24 @@ pub(crate) enum KeyedFailures {
 #[derive(Debug, IntoResponses)]
 #[allow(dead_code, reason = "the variants only describe responses")]
 pub(crate) enum BodyFailures {
-    /// Malformed JSON, a missing or unknown field.
+    /// Malformed JSON, a missing or unknown field, or a query the route does not take.
     #[response(status = 400, content_type = "application/problem+json")]
     BadRequest(Problem),
-    /// The body is over the size limit (16 KiB by default).
+    /// The body is over the size limit (32 KiB by default).
     #[response(status = 413, content_type = "application/problem+json")]
     TooLarge(Problem),
     /// The question is empty, over 2,000 characters or holds control characters.
     #[response(status = 422, content_type = "application/problem+json")]
     Unprocessable(Problem),
+}
+
+/// The failure of the routes that take no body: the query string.
+#[derive(Debug, IntoResponses)]
+#[allow(dead_code, reason = "the variants only describe responses")]
+pub(crate) enum QueryFailures {
+    /// An unknown query parameter, or a value outside its enum.
+    #[response(status = 400, content_type = "application/problem+json")]
+    BadRequest(Problem),
 }
 
 /// The failure of the routes that resume a thread.

@@ -2,8 +2,8 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::rejection::{BytesRejection, PathRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use planner_engine::{Ask, Engine, Outcome};
@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
-use crate::openapi::{BodyFailures, Include, KeyedFailures, ThreadFailures};
+use crate::openapi::{BodyFailures, Include, KeyedFailures, QueryFailures, ThreadFailures};
 use crate::views::{AnswerRequest, Graph, PlanRequest, Probe, RegistryView, ResumeRequest, Status};
 
 /// Parses a JSON body, turning every failure into a problem that says what is wrong.
@@ -37,9 +37,56 @@ fn engine(state: &AppState) -> &Engine {
     &state.shared.engine
 }
 
-/// Whether the query string asks for the plan's picture (`include=svg`).
-fn wants_svg(query: Option<&str>) -> bool {
-    query.is_some_and(|query| query.split('&').any(|pair| pair == "include=svg"))
+/// The query string's pairs, percent-decoded, in order; a string that does not decode is a 400.
+type QueryPairs = Result<Query<Vec<(String, String)>>, QueryRejection>;
+
+/// Checks a route's query string against the parameters it declares (`allowed`: each name with
+/// the values it takes), and returns its pairs. An unknown parameter or a value outside its enum
+/// is a 400 saying which and what the route takes.
+fn check_query(pairs: QueryPairs, allowed: &[(&str, &[&str])]) -> Result<Vec<(String, String)>> {
+    let Query(pairs) = pairs.map_err(|rejection| {
+        Error::BadRequest(format!("the query string cannot be read: {}", rejection.body_text()))
+    })?;
+    let takes = || {
+        if allowed.is_empty() {
+            "this route takes no query parameters".to_owned()
+        } else {
+            let names: Vec<String> = allowed.iter().map(|(name, _)| format!("`{name}`")).collect();
+            format!("this route takes {}", names.join(", "))
+        }
+    };
+    for (name, value) in &pairs {
+        let Some((_, values)) = allowed.iter().find(|(known, _)| known == name) else {
+            return Err(Error::BadRequest(format!(
+                "unknown query parameter `{}`: {}",
+                shown(name),
+                takes()
+            )));
+        };
+        if !values.contains(&value.as_str()) {
+            let values: Vec<String> = values.iter().map(|it| format!("`{it}`")).collect();
+            return Err(Error::BadRequest(format!(
+                "query parameter `{name}` must be {}, not `{}`",
+                values.join(" or "),
+                shown(value)
+            )));
+        }
+    }
+    Ok(pairs)
+}
+
+/// A client's text quoted in a problem: at most 40 characters, control characters escaped.
+fn shown(text: &str) -> String {
+    let mut out: String = text.chars().take(40).flat_map(char::escape_debug).collect();
+    if text.chars().count() > 40 {
+        out.push('…');
+    }
+    out
+}
+
+/// The query of the answering routes: whether it asks for the plan's picture (`include=svg`).
+fn wants_svg(pairs: QueryPairs) -> Result<bool> {
+    Ok(!check_query(pairs, &[("include", &["svg"])])?.is_empty())
 }
 
 fn outcome(
@@ -67,11 +114,14 @@ fn outcome(
                 planner_engine::Error::AuditFailed(_) => "audit",
                 planner_engine::Error::Unavailable(_) => "database",
                 planner_engine::Error::Graph(_) => "graph",
+                planner_engine::Error::UnknownTenant(_) => "tenant",
             };
             state.shared.metrics.engine_error(kind);
             if matches!(
                 err,
-                planner_engine::Error::Graph(_) | planner_engine::Error::AuditFailed(_)
+                planner_engine::Error::Graph(_)
+                    | planner_engine::Error::AuditFailed(_)
+                    | planner_engine::Error::UnknownTenant(_)
             ) {
                 tracing::error!(%err, "answering failed");
             }
@@ -90,9 +140,10 @@ fn outcome(
 pub(crate) async fn answer(
     State(state): State<AppState>,
     caller: Caller,
-    RawQuery(query): RawQuery,
+    query: QueryPairs,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
+    let svg = wants_svg(query)?;
     let request: AnswerRequest = body(&state, bytes)?;
     let result = match request.thread_id {
         Some(thread_id) => {
@@ -109,7 +160,7 @@ pub(crate) async fn answer(
                 .await
         }
     };
-    outcome(&state, result, wants_svg(query.as_deref()))
+    outcome(&state, result, svg)
 }
 
 /// Answer a thread's clarifying question.
@@ -126,9 +177,10 @@ pub(crate) async fn resume(
     State(state): State<AppState>,
     caller: Caller,
     thread_id: Result<Path<String>, PathRejection>,
-    RawQuery(query): RawQuery,
+    query: QueryPairs,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
+    let svg = wants_svg(query)?;
     let request: ResumeRequest = body(&state, bytes)?;
     // The body is judged before the path: a reply the document rejects is a 422 whatever the id.
     planner_engine::check_input(&request.answer).map_err(planner_engine::Error::from)?;
@@ -136,7 +188,7 @@ pub(crate) async fn resume(
     let Path(thread_id) = thread_id
         .map_err(|rejection| Error::NotFound(format!("no thread has this id ({rejection})")))?;
     let result = engine(&state).resume(&thread_id, &request.answer, &caller.engine()).await;
-    outcome(&state, result, wants_svg(query.as_deref()))
+    outcome(&state, result, svg)
 }
 
 /// Plan a question without running it (the JSON of `planner plan --json`).
@@ -148,8 +200,10 @@ pub(crate) async fn resume(
 pub(crate) async fn plan(
     State(state): State<AppState>,
     caller: Caller,
+    query: QueryPairs,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
+    check_query(query, &[])?;
     let request: PlanRequest = body(&state, bytes)?;
     let report = engine(&state).plan(&request.question, &caller.scopes).await?;
     Ok(Json(report).into_response())
@@ -157,9 +211,14 @@ pub(crate) async fn plan(
 
 /// The registry: intents, params, planes, scopes (never the SQL).
 #[utoipa::path(get, path = "/v1/registry", security(("bearer" = [])),
-    responses((status = 200, description = "The registry.", body = RegistryView), KeyedFailures))]
-pub(crate) async fn registry(State(state): State<AppState>, _caller: Caller) -> Response {
-    Json(RegistryView::new(engine(&state).planner().registry())).into_response()
+    responses((status = 200, description = "The registry.", body = RegistryView), KeyedFailures, QueryFailures))]
+pub(crate) async fn registry(
+    State(state): State<AppState>,
+    _caller: Caller,
+    query: QueryPairs,
+) -> Result<Response> {
+    check_query(query, &[])?;
+    Ok(Json(RegistryView::new(engine(&state).planner().registry())).into_response())
 }
 
 /// `GET /v1/graph[?name=planner|acquire]`: the planner graph, or the field-acquisition
@@ -169,18 +228,13 @@ pub(crate) async fn registry(State(state): State<AppState>, _caller: Caller) -> 
         description = "`planner` (the default) or `acquire` (the field-acquisition agent)")),
     responses(
         (status = 200, description = "The graph.", body = Graph),
-        (status = 400, description = "A name other than `planner` or `acquire`.",
+        (status = 400, description = "A name other than `planner` or `acquire`, or an unknown query parameter.",
             body = crate::error::Problem, content_type = "application/problem+json"),
         KeyedFailures,
     ))]
-pub(crate) async fn graph(_caller: Caller, RawQuery(query): RawQuery) -> Result<Response> {
-    let name = query
-        .as_deref()
-        .unwrap_or_default()
-        .split('&')
-        .filter_map(|pair| pair.strip_prefix("name="))
-        .next_back()
-        .unwrap_or("planner");
+pub(crate) async fn graph(_caller: Caller, query: QueryPairs) -> Result<Response> {
+    let pairs = check_query(query, &[("name", &["planner", "acquire"])])?;
+    let name = pairs.last().map_or("planner", |(_, value)| value.as_str());
     let mermaid = match crate::views::GraphName::parse(name) {
         Some(crate::views::GraphName::Planner) => Engine::mermaid(),
         Some(crate::views::GraphName::Acquire) => planner_acquire::mermaid(),

@@ -5,6 +5,7 @@ mod acquire;
 mod ask;
 mod browser;
 mod domain;
+mod embedded;
 mod faults;
 mod harness;
 mod metrics;

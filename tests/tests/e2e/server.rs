@@ -229,13 +229,178 @@ async fn bad_input_gets_a_problem_saying_what_is_wrong(pool: PgPool) {
     let blank = post(&app, "/v1/answer", key, &json!({ "question": "   " })).await;
     blank.problem(StatusCode::UNPROCESSABLE_ENTITY);
 
-    let huge = json!({ "question": "x".repeat(17 * 1024) });
+    let huge = json!({ "question": "x".repeat(33 * 1024) });
     let reply = post(&app, "/v1/answer", key, &huge).await;
-    assert!(reply.problem(StatusCode::PAYLOAD_TOO_LARGE).contains("16384"));
+    assert!(reply.problem(StatusCode::PAYLOAD_TOO_LARGE).contains("32768"));
 
     get(&app, "/v1/nothing-here", key).await.problem(StatusCode::NOT_FOUND);
     let wrong_method = get(&app, "/v1/answer", key).await;
     assert_eq!(wrong_method.status, StatusCode::METHOD_NOT_ALLOWED);
+}
+
+#[sqlx::test]
+async fn query_strings_outside_the_document_get_400_saying_which(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let key = Some(keys.plain.as_str());
+    let question = json!({ "question": COMPOUND });
+    for (uri, words) in [
+        ("/v1/answer?include=null", "`include` must be `svg`, not `null`"),
+        ("/v1/answer?include=null&include=null", "`include` must be `svg`"),
+        ("/v1/answer?include=svg&verbose=1", "unknown query parameter `verbose`"),
+        ("/v1/plan?include=svg", "this route takes no query parameters"),
+    ] {
+        let detail = post(&app, uri, key, &question).await.problem(StatusCode::BAD_REQUEST);
+        assert!(detail.contains(words), "{uri}: {detail}");
+    }
+    let resume =
+        post(&app, "/v1/threads/any/resume?x=1", key, &json!({ "answer": "541512" })).await;
+    assert!(resume.problem(StatusCode::BAD_REQUEST).contains("this route takes `include`"));
+    for (uri, words) in [
+        ("/v1/registry?page=2", "unknown query parameter `page`"),
+        ("/v1/graph?name=other", "`name` must be `planner` or `acquire`, not `other`"),
+        ("/v1/graph?name=planner&size=9", "unknown query parameter `size`"),
+    ] {
+        let detail = get(&app, uri, key).await.problem(StatusCode::BAD_REQUEST);
+        assert!(detail.contains(words), "{uri}: {detail}");
+    }
+    // Percent-encoded values decode before the check; the declared ones are answered.
+    assert_eq!(get(&app, "/v1/graph?name=acqu%69re", key).await.status, StatusCode::OK);
+    assert_eq!(get(&app, "/v1/registry", key).await.status, StatusCode::OK);
+    let drawn = post(&app, "/v1/answer?include=svg", key, &question).await;
+    assert_eq!(drawn.status, StatusCode::OK, "{}", drawn.text);
+}
+
+/// The largest request the document accepts (2,000 characters, each an astral one that a client
+/// escapes as a `\uXXXX` surrogate pair) fits the default body limit: a valid request is never
+/// a 413.
+#[sqlx::test]
+async fn the_largest_valid_request_fits_the_body_limit(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let app = server(&pool);
+    let question: String = std::iter::repeat_n('\u{1F600}', 2_000).collect();
+    let escaped = format!("{{\"question\": \"{}\"}}", "\\ud83d\\ude00".repeat(2_000));
+    assert_eq!(serde_json::from_str::<Value>(&escaped).unwrap()["question"], question.as_str());
+    assert!(escaped.len() > 16 * 1024 && escaped.len() <= ServerConfig::default().max_body_bytes);
+    let reply = call(&app, Method::POST, "/v1/plan", Some(&keys.plain), Body::from(escaped)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+}
+
+/// Every status the OpenAPI document lists for an operation is one a request can get: for each
+/// (operation, status) of the document, a request that gets it, on a server configured to give
+/// it. A status the document gains without a case here fails the test, so the document lists
+/// what the server answers and nothing else.
+#[sqlx::test]
+async fn every_status_the_document_lists_is_one_a_request_gets(pool: PgPool) {
+    let keys = seeded(&pool).await;
+    let key = keys.bench.as_str();
+    let question = json!({ "question": COMPOUND });
+    let clarify = json!({ "question": CLARIFY });
+    let too_long = json!({ "question": "x".repeat(2_001) });
+    let normal = server(&pool);
+    // A key's rate is the same across routes: each route's case has a server of its own.
+    let limited = || {
+        server_with(
+            &pool,
+            ServerConfig { key_requests_per_minute: 1, key_burst: 1, ..ServerConfig::default() },
+        )
+    };
+    let shed = server_with(&pool, ServerConfig { max_in_flight: 0, ..ServerConfig::default() });
+    // A fresh server looks its key up in the database, which no request outlives at zero.
+    let slow = || {
+        server_with(&pool, ServerConfig { request_timeout: Duration::ZERO, ..Default::default() })
+    };
+    let waiting = post(&normal, "/v1/answer", Some(key), &clarify).await.json();
+    assert_eq!(waiting["status"], "needs_input", "{waiting}");
+    let thread = waiting["thread_id"].as_str().unwrap().to_owned();
+    let resume_path = format!("/v1/threads/{thread}/resume");
+
+    let document = get(&normal, "/openapi.json", None).await.json();
+    let mut listed = Vec::new();
+    for (path, item) in document["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            for status in operation["responses"].as_object().unwrap().keys() {
+                listed.push((method.to_uppercase(), path.clone(), status.clone()));
+            }
+        }
+    }
+    for (method, path, status) in &listed {
+        let expected: u16 = status.parse().unwrap();
+        let post_route = method == "POST";
+        let resume = path == "/v1/threads/{id}/resume";
+        let (uri, body) = if resume {
+            (resume_path.clone(), json!({ "answer": "541512" }))
+        } else {
+            (path.clone(), question.clone())
+        };
+        let send = |app: &Router, uri: String, key: Option<&str>, body: Body| {
+            let method = if post_route { Method::POST } else { Method::GET };
+            let app = app.clone();
+            let key = key.map(str::to_owned);
+            async move { call(&app, method, &uri, key.as_deref(), body).await }
+        };
+        let json_body = |value: &Value| Body::from(value.to_string());
+        let reply = match (path.as_str(), expected) {
+            // Last, below: it takes the database away.
+            ("/readyz", 503) => continue,
+            (_, 200) => send(&normal, uri, Some(key), json_body(&body)).await,
+            (_, 400) if post_route => send(&normal, uri, Some(key), Body::from("{not json")).await,
+            (_, 400) => send(&normal, format!("{uri}?unknown=1"), Some(key), Body::empty()).await,
+            (_, 401) => send(&normal, uri, None, json_body(&body)).await,
+            ("/v1/answer", 404) => {
+                let body = json!({ "question": "541512", "thread_id": "no-such-thread" });
+                send(&normal, uri, Some(key), json_body(&body)).await
+            }
+            (_, 404) => {
+                send(
+                    &normal,
+                    "/v1/threads/no-such-thread/resume".into(),
+                    Some(key),
+                    json_body(&body),
+                )
+                .await
+            }
+            (_, 413) => {
+                let big = Body::from(json!({ "question": "x".repeat(33 * 1024) }).to_string());
+                send(&normal, uri, Some(key), big).await
+            }
+            (_, 422) if resume => {
+                send(&normal, uri, Some(key), json_body(&json!({ "answer": "x".repeat(2_001) })))
+                    .await
+            }
+            (_, 422) => send(&normal, uri, Some(key), json_body(&too_long)).await,
+            (_, 429) => {
+                let limited = limited();
+                let first = send(&limited, uri.clone(), Some(key), json_body(&body)).await;
+                assert_ne!(first.status, StatusCode::TOO_MANY_REQUESTS, "{path}: {}", first.text);
+                send(&limited, uri, Some(key), json_body(&body)).await
+            }
+            (_, 503) => send(&shed, uri, Some(key), json_body(&body)).await,
+            (_, 504) => {
+                // The key lookup waits on a lock: no route outruns a limit of zero.
+                let mut lock = pool.begin().await.unwrap();
+                sqlx::query("LOCK TABLE admin.api_key IN ACCESS EXCLUSIVE MODE")
+                    .execute(&mut *lock)
+                    .await
+                    .unwrap();
+                let reply = send(&slow(), uri, Some(key), json_body(&body)).await;
+                lock.rollback().await.unwrap();
+                reply
+            }
+            _ => panic!("{method} {path} lists {status}, which no case here gets: add one"),
+        };
+        assert_eq!(reply.status.as_u16(), expected, "{method} {path}: {}", reply.text);
+        if expected >= 400 {
+            assert_eq!(reply.content_type, "application/problem+json", "{method} {path}");
+        }
+    }
+    // The operations and statuses walked, so that the walk itself cannot shrink unnoticed.
+    assert!(listed.len() >= 40, "{listed:?}");
+    assert!(listed.contains(&("GET".to_owned(), "/readyz".to_owned(), "503".to_owned())));
+    let engine_pool = PgPool::connect_with(pool.connect_options().as_ref().clone()).await.unwrap();
+    let down = server(&engine_pool);
+    planner_devdb::take_database_away(&engine_pool).await.unwrap();
+    get(&down, "/readyz", None).await.problem(StatusCode::SERVICE_UNAVAILABLE);
 }
 
 #[sqlx::test]
