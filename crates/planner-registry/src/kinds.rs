@@ -61,6 +61,10 @@ pub enum KindBody {
     DateRange {
         /// The month (1..=12) a fiscal year starts; fiscal year *n* ends in calendar year *n*.
         fiscal_year_start: u8,
+        /// Relative periods ("last year", "year to date", "the past 6 months") are read, as
+        /// values resolved against the registry's `as_of` date when a plan runs (see
+        /// [`crate::resolve_period`]).
+        relative: bool,
     },
     /// `integer`: a whole number right after a cue word.
     Integer {
@@ -228,6 +232,7 @@ pub(crate) struct RawKind {
     optional: Option<Spanned<Vec<Spanned<String>>>>,
     unit: Option<Spanned<String>>,
     fiscal_year_start: Option<Spanned<i64>>,
+    relative: Option<Spanned<bool>>,
     max_len: Option<Spanned<i64>>,
 }
 
@@ -264,6 +269,7 @@ fn builtin_type(kind: ParamKind) -> Option<KindType> {
 pub(crate) fn validate(
     raw: &BTreeMap<Spanned<String>, Spanned<RawKind>>,
     files: Files<'_>,
+    has_as_of: bool,
     problems: &mut Vec<Found>,
 ) -> Vec<KindSpec> {
     let mut out = Vec::new();
@@ -362,7 +368,23 @@ pub(crate) fn validate(
                         1
                     }
                 };
-                KindBody::DateRange { fiscal_year_start }
+                let relative = match &raw.relative {
+                    None => has_as_of,
+                    Some(relative) if *relative.get_ref() && !has_as_of => {
+                        check.problems.push((
+                            relative.span(),
+                            format!(
+                                "kind `{name_text}`: `relative = true` resolves \"last year\" \
+                                 against the data's date, and the registry has no `as_of`: add \
+                                 `as_of = {{ plane = \"...\", sql = \"SELECT ...\" }}` to \
+                                 `[registry]`, or remove `relative`"
+                            ),
+                        ));
+                        false
+                    }
+                    Some(relative) => *relative.get_ref(),
+                };
+                KindBody::DateRange { fiscal_year_start, relative }
             }
             KindType::Integer => {
                 let cues = check.words(raw.cues.as_ref(), "cues", true);
@@ -412,7 +434,7 @@ impl KindCheck<'_, '_> {
     fn allowed(&mut self, raw: &RawKind) {
         let dictionary = matches!(self.ty, KindType::Dictionary | KindType::List);
         let only_dictionary = self.ty == KindType::Dictionary;
-        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 13] = [
+        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 14] = [
             ("prefixes", raw.prefixes.as_ref().map(Spanned::span), only_dictionary),
             ("variants", raw.variants.as_ref().map(Spanned::span), only_dictionary),
             ("optional", raw.optional.as_ref().map(Spanned::span), only_dictionary),
@@ -433,6 +455,7 @@ impl KindCheck<'_, '_> {
                 raw.fiscal_year_start.as_ref().map(Spanned::span),
                 self.ty == KindType::DateRange,
             ),
+            ("relative", raw.relative.as_ref().map(Spanned::span), self.ty == KindType::DateRange),
             ("max_len", raw.max_len.as_ref().map(Spanned::span), self.ty == KindType::QuotedText),
         ];
         for (key, span, ok) in keys {
@@ -731,16 +754,22 @@ impl KindCheck<'_, '_> {
             None => false,
             Some(bare) if bare.get_ref() == "mixed" => {
                 // A shape whose every position is a letter, or every one a digit, never mixes.
-                let can_mix = shape.contains('X')
-                    || (shape.contains('A') && shape.contains('9'))
-                    || shape.is_empty();
+                // Literal letters and digits count: every code of `SH-999999` holds both.
+                let letter =
+                    shape.bytes().any(|b| b == b'A' || (b.is_ascii_alphabetic() && b != b'X'));
+                let digit = shape.bytes().any(|b| b.is_ascii_digit());
+                let can_mix = shape.contains('X') || (letter && digit) || shape.is_empty();
                 if !can_mix {
+                    let only = if letter { "letters" } else { "digits" };
                     self.problems.push((
                         bare.span(),
                         format!(
                             "kind `{}`: `bare = \"mixed\"` reads codes holding letters and digits, \
-                             and shape `{shape}` holds only one of them",
-                            self.name
+                             and every code of shape `{shape}` holds only {only}: remove `bare` and \
+                             list the codes (`csv`) or give the words that announce one (`cues = \
+                             [\"{}\"]`)",
+                            self.name,
+                            self.name.replace('_', " ")
                         ),
                     ));
                 }

@@ -256,6 +256,7 @@ mod guard;
 mod kinds;
 mod load;
 mod model;
+mod period;
 pub mod reference;
 mod value;
 
@@ -266,9 +267,10 @@ pub use crate::{
         Alias, CaseRule, DurationUnit, Entry, Files, KindBody, KindSpec, alias_words, shape_matches,
     },
     model::{
-        AsOf, Column, ColumnType, Composite, CompositeEdge, Intent, IntentBody, IntentId,
-        IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings,
-        Suppression, Unit, WindowDirection,
+        AsOf, Column, ColumnType, Composite, CompositeEdge, DEFAULT_FAN_OUT, Intent, IntentBody,
+        IntentId, IntentParam, MAX_FAN_OUT, Param, ParamId, Plane, PlaneId, QueryIntent, Registry,
+        Requirement, Settings, Suppression, Unit, WindowDirection,
     },
+    period::{is_relative, resolve_bound, resolve_period},
     value::{DeclaredKind, KindType, ParamKind, ParamValue, Value, ValueShape},
 };

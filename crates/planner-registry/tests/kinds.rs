@@ -152,6 +152,16 @@ type = "code"
 shape = "XXXX"
 bare = "always"
 
+[kinds.shipment]
+type = "code"
+shape = "SH-999999"
+bare = "mixed"
+
+[kinds.flag]
+type = "code"
+shape = "AAA"
+bare = "mixed"
+
 [kinds.store]
 type = "dictionary"
 values = [{ value = "x" }]
@@ -180,7 +190,8 @@ type = "enum"
         "the CSV `no-header.csv` does not load: its header must be `value,aliases`",
         "kind `agency` is built in: declare it with type dictionary, or choose another name",
         "kind `months` is built in: declare it with unit month",
-        "kind `zip`: `bare = \"mixed\"` reads codes holding letters and digits, and shape `99999` holds only one of them",
+        "kind `zip`: `bare = \"mixed\"` reads codes holding letters and digits, and every code of shape `99999` holds only digits: remove `bare` and list the codes (`csv`) or give the words that announce one (`cues = [\"zip\"]`)",
+        "kind `flag`: `bare = \"mixed\"` reads codes holding letters and digits, and every code of shape `AAA` holds only letters",
         "kind `badge`: unknown `bare = \"always\"`: expected \"mixed\"",
         "`bare` does not apply to type dictionary",
         "unknown type `enum` of kind `thing`",
@@ -188,6 +199,8 @@ type = "enum"
     for message in expected {
         assert!(problems.contains(message), "missing {message:?} in:\n{problems}");
     }
+    // A shape's literal letters count for `bare = "mixed"`.
+    assert!(!problems.contains("kind `shipment`"), "{problems}");
     // Every problem has a line and column inside the file.
     for line in problems.lines() {
         let at = line.split(':').nth(1).unwrap();

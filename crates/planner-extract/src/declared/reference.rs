@@ -152,7 +152,7 @@ pub(super) fn extract(
                     }
                 }
             }
-            How::DateRange { fiscal_year_start } => {
+            How::DateRange { fiscal_year_start, .. } => {
                 for i in timed {
                     if let Some((end, (start, stop))) = range_at(&words, i, *fiscal_year_start) {
                         let start = start.map_or_else(|| "-infinity".to_owned(), |d| d.iso());

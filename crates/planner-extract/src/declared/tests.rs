@@ -40,6 +40,11 @@ shape = "XXXXXXXX"
 cues = ["vendor"]
 bare = "mixed"
 
+[kinds.shipment]
+type = "code"
+shape = "SH-999999"
+bare = "mixed"
+
 [kinds.channels]
 type = "list"
 context = ["via", "through", "channels"]
@@ -133,6 +138,9 @@ fn a_code_that_mixes_letters_and_digits_needs_no_cue_with_bare_mixed() {
     assert_eq!(value(&r, &x.extract("vendor 12345678 orders"), "vendor"), Some(text("12345678")));
     // Without `bare`, a mixed code still needs its cue.
     assert_eq!(value(&r, &x.extract("stock of ab-1234"), "sku"), None);
+    // A shape's literal letters count: every `SH-999999` code mixes.
+    assert_eq!(value(&r, &x.extract("Where is SH-107919?"), "shipment"), Some(text("SH-107919")));
+    assert_eq!(value(&r, &x.extract("where is sh-107919"), "shipment"), Some(text("SH-107919")));
 }
 
 #[test]
