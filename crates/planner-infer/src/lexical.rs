@@ -992,7 +992,15 @@ impl LexicalProposer {
         loop {
             let mut best: Option<(usize, f32)> = None;
             for (index, intent) in self.intents.iter().enumerate() {
-                let needs = self.depends(index, available, &chosen);
+                // It needs what a chosen intent provides, or takes it as an optional param the
+                // question leaves to its default ("how reliable were they": those carriers).
+                let needs = self.depends(index, available, &chosen)
+                    || intent.optional.iter().any(|kind| {
+                        !available.contains(kind)
+                            && chosen
+                                .iter()
+                                .any(|&other| self.intents[other].provides.contains(kind))
+                    });
                 if !needs || chosen.contains(&index) {
                     continue;
                 }
@@ -1040,7 +1048,15 @@ impl LexicalProposer {
             }
             let mut dependant: Option<(usize, f32)> = None;
             for (index, intent) in self.intents.iter().enumerate() {
-                let needs = self.depends(index, available, &chosen);
+                // It needs what a chosen intent provides, or takes it as an optional param the
+                // question leaves to its default ("how reliable were they": those carriers).
+                let needs = self.depends(index, available, &chosen)
+                    || intent.optional.iter().any(|kind| {
+                        !available.contains(kind)
+                            && chosen
+                                .iter()
+                                .any(|&other| self.intents[other].provides.contains(kind))
+                    });
                 // The ask names what it wants of the dependant ("tickets"), not only how it
                 // relates ("who raised it" asks for the ticket's requester, a provided value).
                 // A term only this intent names or lists says it as its name would.
