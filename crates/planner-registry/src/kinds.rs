@@ -135,6 +135,37 @@ pub enum CaseRule {
     Capitalised,
 }
 
+/// The case rule of a value or alias as written, and its text without the marker: a leading
+/// `=`, `^` or `~`; else, unless `any_case`, a single ordinary English word written in capitals
+/// ("SEA", "DEN", "LAX") matches only in capitals, so that "by sea" is no hub; else any case.
+fn marked(written: &str, any_case: bool) -> (CaseRule, &str) {
+    match written.as_bytes().first() {
+        Some(b'=') => (CaseRule::Upper, &written[1..]),
+        Some(b'^') => (CaseRule::Acronym, &written[1..]),
+        Some(b'~') => (CaseRule::Capitalised, &written[1..]),
+        _ if !any_case && ordinary_in_capitals(written) => (CaseRule::Upper, written),
+        _ => (CaseRule::Any, written),
+    }
+}
+
+/// Ordinary English words of two to four letters (`data/short-english.txt`), sorted.
+static SHORT_ENGLISH: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    let mut words: Vec<&str> = include_str!("../data/short-english.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    words.sort_unstable();
+    words
+});
+
+/// Whether `written` is one ordinary English word written in capitals ("SEA", not "Sea").
+pub fn ordinary_in_capitals(written: &str) -> bool {
+    written.len() >= 2
+        && written.chars().all(|c| c.is_ascii_uppercase())
+        && SHORT_ENGLISH.binary_search(&written.to_ascii_lowercase().as_str()).is_ok()
+}
+
 /// The words of an alias as the extractors split text: runs of letters and digits, lower case,
 /// `&` read as "and".
 pub fn alias_words(text: &str) -> Vec<String> {
@@ -233,6 +264,7 @@ pub(crate) struct RawKind {
     unit: Option<Spanned<String>>,
     fiscal_year_start: Option<Spanned<i64>>,
     relative: Option<Spanned<bool>>,
+    case: Option<Spanned<String>>,
     max_len: Option<Spanned<i64>>,
 }
 
@@ -434,7 +466,8 @@ impl KindCheck<'_, '_> {
     fn allowed(&mut self, raw: &RawKind) {
         let dictionary = matches!(self.ty, KindType::Dictionary | KindType::List);
         let only_dictionary = self.ty == KindType::Dictionary;
-        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 14] = [
+        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 15] = [
+            ("case", raw.case.as_ref().map(Spanned::span), dictionary),
             ("prefixes", raw.prefixes.as_ref().map(Spanned::span), only_dictionary),
             ("variants", raw.variants.as_ref().map(Spanned::span), only_dictionary),
             ("optional", raw.optional.as_ref().map(Spanned::span), only_dictionary),
@@ -613,6 +646,23 @@ impl KindCheck<'_, '_> {
         if written.is_empty() && raw.values.is_some() {
             self.problems.push((self.whole.clone(), format!("kind `{}` has no values", self.name)));
         }
+        let any_case = match &raw.case {
+            None => false,
+            Some(case) if case.get_ref() == "any" => true,
+            Some(case) => {
+                self.problems.push((
+                    case.span(),
+                    format!(
+                        "kind `{}`: unknown `case = \"{}\"`: expected \"any\" (every value and \
+                         alias without a marker matches in any case, ordinary English words \
+                         written in capitals too)",
+                        self.name,
+                        case.get_ref()
+                    ),
+                ));
+                false
+            }
+        };
         let mut claimed: BTreeMap<Vec<String>, String> = BTreeMap::new();
         let mut entries: Vec<Entry> = Vec::new();
         let mut made: Vec<Vec<Alias>> = Vec::new();
@@ -629,19 +679,17 @@ impl KindCheck<'_, '_> {
             }
             let mut spelled = Vec::new();
             for alias in aliases {
-                let (case, text) = match alias.as_bytes().first() {
-                    Some(b'=') => (CaseRule::Upper, &alias[1..]),
-                    Some(b'^') => (CaseRule::Acronym, &alias[1..]),
-                    Some(b'~') => (CaseRule::Capitalised, &alias[1..]),
-                    _ => (CaseRule::Any, alias.as_str()),
-                };
+                let (case, text) = marked(&alias, any_case);
                 spelled.push(Alias { words: alias_words(text), case });
             }
-            // The canonical value matches in any case, unless an alias of the same words
+            // The canonical value matches in any case, unless it carries a marker ("=SEA"), is
+            // an ordinary English word written in capitals, or an alias of the same words
             // restricts it ("~South" for the value "south").
+            let (case, bare) = marked(&value, any_case);
+            let value = bare.to_owned();
             let canonical = alias_words(&value);
             if !spelled.iter().any(|a| a.words == canonical) {
-                spelled.insert(0, Alias { words: canonical, case: CaseRule::Any });
+                spelled.insert(0, Alias { words: canonical, case });
             }
             made.push(spelled.iter().flat_map(|alias| spelling.forms(alias)).collect::<Vec<_>>());
             let mut aliases = Vec::new();

@@ -725,3 +725,42 @@ fn relative_periods_are_read_when_the_registry_has_the_data_date() {
     let (r, x) = extractor();
     assert_eq!(value(&r, &x.extract("sales last year"), "period"), None);
 }
+
+#[test]
+fn ordinary_words_written_in_capitals_match_only_in_capitals() {
+    let hubs = |case: &str| {
+        let text = REGISTRY.replace(
+            "[kinds.tier]",
+            &format!(
+                "[kinds.hub]\ntype = \"dictionary\"\n{case}values = [{{ value = \"SEA\", aliases = \
+                 [\"Seattle\"] }}, {{ value = \"DEN\" }}, {{ value = \"LAX\" }}, {{ value = \"ORD\" \
+                 }}, {{ value = \"=ATL\" }}]\n\n[kinds.tier]"
+            ),
+        );
+        let registry = Registry::from_toml(&text, "test.toml").expect("the test registry loads");
+        let extractor = Extractor::new(&registry);
+        (registry, extractor)
+    };
+    let (r, x) = hubs("");
+    for (question, expected) in [
+        ("volume by sea in 2024", None),
+        ("shipments out of the den", None),
+        ("lax rules on returns", None),
+        ("volume out of SEA", Some(text("SEA"))),
+        ("volume out of seattle", Some(text("SEA"))),
+        ("volume out of LAX", Some(text("LAX"))),
+        // A code that is no English word matches in any case, as before.
+        ("volume out of ord", Some(text("ORD"))),
+        // A value takes the markers an alias takes: `=ATL` is upper case only, value `ATL`.
+        ("volume out of ATL", Some(text("ATL"))),
+        ("volume out of atl", None),
+        // Inside quotes any case matches.
+        ("volume out of 'sea'", Some(text("SEA"))),
+    ] {
+        assert_eq!(value(&r, &x.extract(question), "hub"), expected, "{question}");
+    }
+    // `case = "any"` says otherwise.
+    let (r, x) = hubs("case = \"any\"\n");
+    assert_eq!(value(&r, &x.extract("volume by sea"), "hub"), Some(text("SEA")));
+    assert_eq!(value(&r, &x.extract("volume out of atl"), "hub"), None);
+}
