@@ -45,21 +45,24 @@ async fn last_audit(pool: &PgPool) -> (i16, Vec<String>) {
 #[sqlx::test]
 async fn a_referring_ask_fans_out_over_the_upstream_values(pool: PgPool) {
     let engine = engine(&pool).await;
-    let answer = ask(&engine, "Top 3 carriers by spend in 2024 and how reliable were they?").await;
+    let answer = ask(&engine, "Top 5 carriers by spend in 2024 and how reliable were they?").await;
     assert_eq!(answer.route, Route::Plan, "{answer:#?}");
     // The optional carrier param is bound through the edge, not left to all carriers.
     assert_eq!(answer.plan.edges.len(), 1, "{:?}", answer.plan);
     assert_eq!(answer.plan.edges[0].param, "carrier");
     let spend = table(&answer, "top_carriers_by_spend");
     let carriers: Vec<&str> = spend.rows.iter().map(|row| row[0].as_str()).collect();
-    assert_eq!(carriers, ["C1", "C2", "C3"]);
+    assert_eq!(carriers, ["C1", "C2", "C3", "C4", "C5"], "{:?} {}", answer.plan, answer.text);
     // One composed table: a row per carrier, in the upstream's order.
     let reliability = table(&answer, "carrier_reliability");
     let rated: Vec<&str> = reliability.rows.iter().map(|row| row[0].as_str()).collect();
-    assert_eq!(rated, ["C1", "C2", "C3"], "{reliability:?}");
+    assert_eq!(rated, ["C1", "C2", "C3", "C4", "C5"], "{reliability:?}");
+    // Each run's own figures: C_n has n mod 5 of its 4 shipments on time.
+    let shares: Vec<&str> = reliability.rows.iter().map(|row| row[2].as_str()).collect();
+    assert_eq!(shares, ["0.25", "0.50", "0.75", "1.00", "0.00"], "{reliability:?}");
     assert!(
         answer.text.contains(
-            "carrier_reliability ran once for each of the 3 values of top_carriers_by_spend.carrier."
+            "carrier_reliability ran once for each of the 5 values of top_carriers_by_spend.carrier."
         ),
         "{}",
         answer.text
@@ -67,16 +70,10 @@ async fn a_referring_ask_fans_out_over_the_upstream_values(pool: PgPool) {
     assert!(answer.dropped.is_empty(), "{:?}", answer.dropped);
     // The audit row counts the runs.
     let (nodes, intents) = last_audit(&pool).await;
-    assert_eq!(nodes, 4);
-    assert_eq!(
-        intents,
-        [
-            "top_carriers_by_spend",
-            "carrier_reliability",
-            "carrier_reliability",
-            "carrier_reliability"
-        ]
-    );
+    assert_eq!(nodes, 6);
+    let mut expected = vec!["top_carriers_by_spend"];
+    expected.extend(["carrier_reliability"; 5]);
+    assert_eq!(intents, expected);
 }
 
 #[sqlx::test]

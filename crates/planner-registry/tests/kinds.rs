@@ -343,3 +343,56 @@ fn a_built_in_kind_declared_with_its_type_keeps_its_name_and_takes_the_declarati
     // A built-in kind the registry does not declare has no declaration.
     assert!(registry.kind_spec(ParamKind::Naics).is_none());
 }
+
+#[test]
+fn fan_out_relative_periods_and_case_are_checked() {
+    // The defaults: fan-out 10; relative periods only with the data's date.
+    let registry = load(&with_kinds(GOOD_KINDS)).unwrap();
+    assert_eq!(registry.fan_out(), planner_registry::DEFAULT_FAN_OUT);
+    let period = registry.kind_spec(registry.kind_named("period").unwrap()).unwrap();
+    assert!(matches!(period.body, planner_registry::KindBody::DateRange { relative: false, .. }));
+    let with_as_of = with_kinds(GOOD_KINDS).replacen(
+        "node_cap = 6",
+        "node_cap = 6\nfan_out = 3\nas_of = { plane = \"shop\", sql = \"SELECT s.as_of FROM shop.snapshot AS s\" }",
+        1,
+    );
+    let registry = load(&with_as_of).unwrap();
+    assert_eq!(registry.fan_out(), 3);
+    let period = registry.kind_spec(registry.kind_named("period").unwrap()).unwrap();
+    assert!(matches!(period.body, planner_registry::KindBody::DateRange { relative: true, .. }));
+
+    let bad = with_kinds(
+        r#"
+[kinds.region]
+type = "dictionary"
+case = "upper"
+values = [{ value = "x" }]
+
+[kinds.period]
+type = "date_range"
+relative = true
+
+[kinds.top_n]
+type = "integer"
+cues = ["top"]
+case = "any"
+"#,
+    );
+    let problems = load(&bad).unwrap_err();
+    for message in [
+        "kind `region`: unknown `case = \"upper\"`: expected \"any\"",
+        "kind `period`: `relative = true` resolves \"last year\" against the data's date, and the registry has no `as_of`",
+        "kind `top_n`: `case` does not apply to type integer",
+    ] {
+        assert!(problems.contains(message), "missing {message:?} in:\n{problems}");
+    }
+    for fan_out in ["0", "101", "-1"] {
+        let text = with_kinds(GOOD_KINDS).replacen(
+            "node_cap = 6",
+            &format!("node_cap = 6\nfan_out = {fan_out}"),
+            1,
+        );
+        let problems = load(&text).unwrap_err();
+        assert!(problems.contains("fan_out must be from 1 to 100"), "{problems}");
+    }
+}
