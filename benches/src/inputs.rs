@@ -253,7 +253,7 @@ impl ValidateCase {
     /// What `validate` takes besides the registry and the proposal.
     #[must_use]
     pub fn inputs(&self) -> Inputs<'_> {
-        Inputs { available: &self.available, scopes: &self.scopes }
+        Inputs { available: &self.available, scopes: &self.scopes, refers: false }
     }
 }
 

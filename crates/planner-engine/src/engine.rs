@@ -383,6 +383,7 @@ impl Engine {
             proposer_error = planning.proposed.failure;
             if matches!(route, Route::Single | Route::Plan) {
                 unapplied = crate::screen::unapplied_qualifiers(&state.question);
+                unapplied.extend(self.ctx.planner.not_applied(&state.question, &planning));
                 unanswered = self.ctx.planner.unanswered(&state.question, &planning);
             }
             let dropped = planner_grammar::dropped_view(registry, &planning.validation.dropped)
@@ -402,6 +403,14 @@ impl Engine {
             text.push_str(&format!(
                 "\nNot answered: \"{part}\" (no intent of the registry answers it)."
             ));
+        }
+        for period in &state.periods {
+            text.push('\n');
+            text.push_str(period);
+        }
+        for fanned in &state.fanned {
+            text.push('\n');
+            text.push_str(&fanned.note);
         }
         for qualifier in &unapplied {
             let mut chars = qualifier.chars();
@@ -473,6 +482,7 @@ pub async fn plan_report(
     let mut report = PlanReport::new(planner.registry(), &planning, to_user);
     if matches!(planning.route, Route::Single | Route::Plan) {
         report.unapplied = crate::screen::unapplied_qualifiers(question);
+        report.unapplied.extend(planner.not_applied(question, &planning));
         report.unanswered = planner.unanswered(question, &planning);
     }
     Ok(report)

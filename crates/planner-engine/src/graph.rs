@@ -40,7 +40,7 @@ use crate::audit::{AuditBook, AuditWriter};
 use crate::database::Database;
 use crate::evidence::{StoredTable, evidence_of, window_of};
 use crate::planning::{Params, Planner, Planning, Proposed, Route};
-use crate::run::{NodeOutcome, RunLimits, as_of_carrier, read_as_of, run_plan};
+use crate::run::{NodeOutcome, RunBounds, RunLimits, as_of_carrier, read_as_of, run_plan};
 
 node_ids! {
     /// The planner graph's nodes.
@@ -115,6 +115,12 @@ pub(crate) struct State {
     pub(crate) route: Option<Route>,
     pub(crate) tables: Vec<StoredTable>,
     pub(crate) run_dropped: Vec<DroppedNode>,
+    /// The nodes that fanned out over an upstream column's values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) fanned: Vec<Fanned>,
+    /// The relative periods of the question, each with the dates it was resolved to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) periods: Vec<String>,
     pub(crate) narration: Option<String>,
     pub(crate) gate: Option<GateReport>,
     pub(crate) text: String,
@@ -126,6 +132,92 @@ pub(crate) struct State {
     /// What this run derived from the fields above; never stored in a checkpoint.
     #[serde(skip)]
     pub(crate) derived: Derived,
+}
+
+/// A node that ran once per value of an upstream column: what the answer and the audit say.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Fanned {
+    /// The intent.
+    pub(crate) intent: String,
+    /// How many times it ran.
+    pub(crate) runs: usize,
+    /// The sentence the answer adds.
+    pub(crate) note: String,
+}
+
+impl Fanned {
+    fn new(
+        registry: &planner_registry::Registry,
+        intent: &str,
+        fan_out: &crate::run::FanOut,
+    ) -> Fanned {
+        let mut note = format!(
+            "{} ran once for each of {} {} of {}",
+            intent,
+            if fan_out.left_out > 0 { "the first" } else { "the" },
+            plural(fan_out.runs, "value"),
+            fan_out.source
+        );
+        if fan_out.left_out > 0 {
+            note.push_str(&format!(
+                "; {} left out (the registry runs at most {} a node)",
+                plural_verb(fan_out.left_out),
+                plural(registry.fan_out(), "value"),
+            ));
+        }
+        if fan_out.unfit > 0 {
+            note.push_str(&format!(
+                "; {} did not fit its param and did not run",
+                plural_verb(fan_out.unfit)
+            ));
+        }
+        note.push('.');
+        Fanned { intent: intent.to_owned(), runs: fan_out.runs, note }
+    }
+}
+
+/// One sentence per relative period of the question: the words, and the dates they were read
+/// as against the data's date, or that the date could not be read.
+fn period_notes(state: &State, as_of: Option<&str>) -> Vec<String> {
+    let mut notes = Vec::new();
+    for mention in &state.params.mentions {
+        let planner_registry::Value::List(bounds) = &mention.value else { continue };
+        if !planner_registry::is_relative(&mention.value) {
+            continue;
+        }
+        let words = state.question.get(mention.span.0..mention.span.1).unwrap_or("the period");
+        let note = match (as_of, bounds.as_slice()) {
+            (Some(date), [start, end]) => {
+                // The range is [start, end): its last day is the day before `end`.
+                let last = format!("{end}-1d");
+                match (
+                    planner_registry::resolve_bound(start, date),
+                    planner_registry::resolve_bound(&last, date),
+                ) {
+                    (Some(start), Some(last)) => format!(
+                        "\"{words}\" is read as {start} to {last}, by the data's date {date}."
+                    ),
+                    _ => continue,
+                }
+            }
+            _ => format!(
+                "\"{words}\" could not be read as dates: the data's date could not be read."
+            ),
+        };
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    notes
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+/// "1 value was" / "3 values were".
+fn plural_verb(n: usize) -> String {
+    if n == 1 { "1 value was".to_owned() } else { format!("{n} values were") }
 }
 
 /// Pure functions of a state's data, kept for the rest of the run once a node computed them
@@ -262,21 +354,32 @@ impl Node<State, C> for RunPlan {
         let windowed = plan.nodes.iter().any(|node| {
             registry.intent(node.intent).query().is_some_and(|query| query.window.is_some())
         });
+        // A relative period ("last year") needs the date before any node binds it: read first.
+        let relative = plan.nodes.iter().any(|node| {
+            node.args
+                .iter()
+                .any(|arg| arg.source.value().is_some_and(planner_registry::is_relative))
+        });
+        let first = if relative {
+            read_as_of(registry, &ctx.database, tenant, ctx.limits).await
+        } else {
+            None
+        };
+        let periods = if relative { period_notes(state, first.as_deref()) } else { Vec::new() };
         // It rides with a node of the same plane reader when the first wave has one, else it
         // is read beside the plan.
-        let carrier = if windowed { as_of_carrier(registry, plan) } else { None };
+        let carrier = if windowed && !relative { as_of_carrier(registry, plan) } else { None };
         let as_of = async {
-            if windowed && carrier.is_none() {
+            if windowed && carrier.is_none() && !relative {
                 read_as_of(registry, &ctx.database, tenant, ctx.limits).await
             } else {
                 None
             }
         };
-        let ((outcomes, carried), read) = tokio::join!(
-            run_plan(registry, &ctx.database, plan, tenant, ctx.limits, carrier),
-            as_of
-        );
-        let as_of = match carried.or(read) {
+        let bounds = RunBounds { limits: ctx.limits, as_of_with: carrier, as_of: first.as_deref() };
+        let ((outcomes, carried), read) =
+            tokio::join!(run_plan(registry, &ctx.database, plan, tenant, bounds), as_of);
+        let as_of = match carried.or(read).or(first.clone()) {
             // The carrier did not run (or gave no date): read it on its own after all.
             None if carrier.is_some() => {
                 read_as_of(registry, &ctx.database, tenant, ctx.limits).await
@@ -285,15 +388,19 @@ impl Node<State, C> for RunPlan {
         };
         let mut tables = Vec::new();
         let mut dropped = Vec::new();
+        let mut fanned = Vec::new();
         for (node, outcome) in plan.nodes.iter().zip(outcomes) {
             let intent = registry.intent(node.intent);
             let name = intent.name.clone();
             match (outcome, intent.query()) {
-                (NodeOutcome::Ran(table), Some(query)) => {
+                (NodeOutcome::Ran(table, fan_out), Some(query)) => {
                     let window = window_of(registry, query, node, as_of.as_deref());
                     tables.push(StoredTable::new(&name, query, &table, window));
+                    if let Some(fan_out) = fan_out {
+                        fanned.push(Fanned::new(registry, &name, &fan_out));
+                    }
                 }
-                (NodeOutcome::Ran(_), None) => dropped.push(DroppedNode {
+                (NodeOutcome::Ran(..), None) => dropped.push(DroppedNode {
                     intent: name,
                     reason: "a composite cannot run by itself".to_owned(),
                 }),
@@ -308,6 +415,8 @@ impl Node<State, C> for RunPlan {
                 s.route = Some(route);
                 s.tables = tables;
                 s.run_dropped = dropped;
+                s.fanned = fanned;
+                s.periods = periods;
                 // The union of the evidence derives from the tables.
                 s.derived.evidence = None;
             }),
@@ -402,6 +511,17 @@ fn audit_record(ctx: &Ctx, state: &State, id: uuid::Uuid) -> AuditRecord {
                     intents.remove(position);
                 }
             }
+            // A node that fanned out is listed once per run.
+            let mut extra_runs = 0;
+            for fanned in &state.fanned {
+                if let Some(position) = intents.iter().position(|it| *it == fanned.intent) {
+                    let more = fanned.runs.saturating_sub(1);
+                    extra_runs += more;
+                    for _ in 0..more {
+                        intents.insert(position, fanned.intent.clone());
+                    }
+                }
+            }
             // Nodes waiting for a clarification are not dropped: they did not run yet.
             let dropped = planning.validation.dropped.len() + state.run_dropped.len();
             let mut kinds: Vec<_> =
@@ -418,7 +538,7 @@ fn audit_record(ctx: &Ctx, state: &State, id: uuid::Uuid) -> AuditRecord {
                 intents,
                 u32::try_from(dropped).unwrap_or(u32::MAX),
                 kinds,
-                u32::try_from(plan.nodes.len()).unwrap_or(u32::MAX),
+                u32::try_from(plan.nodes.len() + extra_runs).unwrap_or(u32::MAX),
                 consistency,
             )
         };
@@ -559,7 +679,9 @@ pub(crate) fn build() -> Graph<Step, State, C> {
         let started = Instant::now();
         let extractor = ctx.planner.extractor();
         let params = match &state.derived.extraction {
-            Some(extraction) => Params::extract_after(extractor, extraction, &state.answers),
+            Some(extraction) => {
+                Params::extract_after(extractor, &state.question, extraction, &state.answers)
+            }
             None => Params::extract(extractor, &state.question, &state.answers),
         };
         Ok(Command::goto(

@@ -56,6 +56,11 @@ pub struct Params {
     pub ambiguous: BTreeSet<ParamKind>,
     /// The available values, one per kind.
     pub available: BTreeMap<ParamKind, Value>,
+    /// The question refers back to what another of its asks names ("how reliable were they"):
+    /// an optional param it leaves to its default binds through an edge instead (see
+    /// `planner_grammar::Inputs::refers`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refers: bool,
 }
 
 /// One value found in the question.
@@ -84,16 +89,18 @@ impl Params {
         answers: &[String],
     ) -> (Params, Extraction) {
         let extraction = extractor.extract(question);
-        (Params::extract_after(extractor, &extraction, answers), extraction)
+        (Params::extract_after(extractor, question, &extraction, answers), extraction)
     }
 
     /// As [`Params::extract`], from the question's own extraction (already made).
     pub(crate) fn extract_after(
         extractor: &Extractor,
+        question: &str,
         extraction: &Extraction,
         answers: &[String],
     ) -> Params {
         let mut params = Params::from_extraction(extraction);
+        params.refers = refers_back(question);
         for answer in answers {
             let more = extractor.extract(answer);
             for (kind, value) in more.available() {
@@ -118,6 +125,7 @@ impl Params {
             mentions,
             ambiguous: extraction.ambiguous.clone(),
             available: extraction.available(),
+            refers: false,
         }
     }
 
@@ -349,7 +357,7 @@ impl Planner {
         if pick.compound {
             return None;
         }
-        let inputs = Inputs { available: &params.available, scopes };
+        let inputs = Inputs { available: &params.available, scopes, refers: params.refers };
         let validation = validate(&self.registry, &inputs, std::slice::from_ref(name));
         (validation.plan.nodes.len() == 1 && validation.dropped.is_empty()).then(|| name.clone())
     }
@@ -437,6 +445,42 @@ impl Planner {
         }
     }
 
+    /// The values the question gave that no planned node binds (routes `single` and `plan`;
+    /// empty otherwise), each named with why, in question order: the words, the kind, and
+    /// that no planned intent takes a value of it, or that the question gave two.
+    pub fn not_applied(&self, question: &str, planning: &Planning) -> Vec<String> {
+        if !matches!(planning.route, Route::Single | Route::Plan) {
+            return Vec::new();
+        }
+        let plan = &planning.validation.plan;
+        let bound = |kind: ParamKind| {
+            plan.nodes.iter().any(|node| {
+                node.args.iter().any(|arg| {
+                    arg.kind == kind
+                        && matches!(arg.source, planner_grammar::ArgSource::Available(_))
+                })
+            })
+        };
+        let mut out: Vec<String> = Vec::new();
+        for mention in &planning.params.mentions {
+            if bound(mention.kind) {
+                continue;
+            }
+            let words = question.get(mention.span.0..mention.span.1).unwrap_or_default().trim();
+            let noun = kind_noun(&self.registry, mention.kind);
+            let why = if planning.params.ambiguous.contains(&mention.kind) {
+                format!("the question gives more than one {noun}")
+            } else {
+                format!("no planned intent takes a {noun}")
+            };
+            let line = format!("\"{words}\" ({noun}) was not applied: {why}");
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+        out
+    }
+
     /// The parts of `question` that `planning`'s plan does not answer (routes `single` and
     /// `plan`; empty otherwise): each ask of the question in which no planned intent (a
     /// composite counted by its own name) has a strong term and whose best intent was not
@@ -487,7 +531,7 @@ impl Planner {
         single: bool,
         rounds_left: bool,
     ) -> Planning {
-        let inputs = Inputs { available: &params.available, scopes };
+        let inputs = Inputs { available: &params.available, scopes, refers: params.refers };
         let mut consensus = stabilize(&self.registry, &inputs, &proposed.samples);
         if consensus.outcome.agreement == Agreement::NoMajority
             && proposed.failure.is_none()
@@ -585,6 +629,14 @@ impl Planner {
     }
 }
 
+/// The noun of a kind: its declared label, or the built-in kind's noun.
+fn kind_noun(registry: &Registry, kind: ParamKind) -> String {
+    if let Some(spec) = registry.kind_spec(kind) {
+        return spec.label.clone();
+    }
+    which(registry, kind).trim_start_matches("Which ").to_owned()
+}
+
 /// The start of the question that asks for a value of `kind`: a declared kind's label, or the
 /// built-in kind's noun.
 fn which(registry: &Registry, kind: ParamKind) -> String {
@@ -602,4 +654,18 @@ fn which(registry: &Registry, kind: ParamKind) -> String {
         }
     };
     format!("Which {noun}")
+}
+
+/// Whether a question refers back to what another of its asks names: a pronoun for things
+/// named before ("they", "them", "their", "those", "these") or "each of them".
+fn refers_back(question: &str) -> bool {
+    let words: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    words.iter().enumerate().any(|(i, word)| {
+        matches!(word.as_str(), "they" | "them" | "their" | "theirs" | "those" | "these")
+            || (word == "each" && words.get(i + 1).is_some_and(|next| next == "of"))
+    })
 }

@@ -1,6 +1,13 @@
 //! Running a validated plan: nodes in dependency waves, concurrently (bounded), each through its
 //! plane's guarded executor; upstream values flow through typed edges; a failed or timed-out node
 //! is dropped with its reason; a whole-answer deadline returns what finished.
+//!
+//! Fan-out: when an edge's upstream column gives several distinct values, the receiving node
+//! runs once per value (each bound through the same check a question's value passes,
+//! `planner_grammar::accepts`), in the upstream's row order, up to the registry's `fan_out`
+//! cap; its results are composed into one table (the runs' rows in that order), and the
+//! values beyond the cap are counted as left out. One list fans out at a time: a node two of
+//! whose edges give several values is dropped with that reason.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,13 +32,44 @@ pub struct RunLimits {
     pub deadline: Duration,
 }
 
+/// What bounds one plan run besides the plan: the limits, the node whose first run reads the
+/// data's date beside its own statement, and the date when it was read before the run (a
+/// relative period binds against it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunBounds<'a> {
+    pub(crate) limits: RunLimits,
+    pub(crate) as_of_with: Option<usize>,
+    pub(crate) as_of: Option<&'a str>,
+}
+
 /// The outcome of one plan node.
 #[derive(Debug, Clone)]
 pub(crate) enum NodeOutcome {
-    /// It ran.
-    Ran(ResultTable),
+    /// It ran (once per value when it fanned out: the runs' rows composed in one table).
+    Ran(ResultTable, Option<FanOut>),
     /// It did not contribute: the reason.
     Dropped(String),
+}
+
+/// How a node fanned out over an upstream column's values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FanOut {
+    /// The upstream intent and column, `intent.column`.
+    pub(crate) source: String,
+    /// The runs: one per value bound.
+    pub(crate) runs: usize,
+    /// The distinct values the column gave.
+    pub(crate) values: usize,
+    /// Values beyond the registry's cap, not run.
+    pub(crate) left_out: usize,
+    /// Values that did not fit the param (another kind's shape, or not among its values).
+    pub(crate) unfit: usize,
+}
+
+/// The bind sets of one node: one per run.
+struct BindSets {
+    sets: Vec<Vec<Bind>>,
+    fan_out: Option<FanOut>,
 }
 
 /// Runs every node of `plan`; the outcomes are in plan order. Node `as_of_with`, when given,
@@ -42,9 +80,9 @@ pub(crate) async fn run_plan(
     database: &Database,
     plan: &Plan,
     tenant: Option<TenantId>,
-    limits: RunLimits,
-    as_of_with: Option<usize>,
+    bounds: RunBounds<'_>,
 ) -> (Vec<NodeOutcome>, Option<String>) {
+    let RunBounds { limits, as_of_with, as_of: known } = bounds;
     let as_of_sql = registry.as_of().map(|as_of| as_of.sql.as_str());
     let mut as_of = None;
     let deadline = Instant::now() + limits.deadline;
@@ -53,9 +91,15 @@ pub(crate) async fn run_plan(
     let mut outcomes: Vec<Option<NodeOutcome>> = vec![None; plan.nodes.len()];
     for wave in waves {
         let mut pending = Vec::new();
+        let mut fan_outs: Vec<(usize, Option<FanOut>, usize)> = Vec::new();
         for index in wave {
-            match binds(registry, plan, index, &outcomes) {
-                Ok(binds) => pending.push((index, binds)),
+            match bind_sets(registry, plan, index, &outcomes, known) {
+                Ok(BindSets { sets, fan_out }) => {
+                    fan_outs.push((index, fan_out, sets.len()));
+                    for binds in sets {
+                        pending.push((index, binds));
+                    }
+                }
                 Err(reason) => outcomes[index] = Some(NodeOutcome::Dropped(reason)),
             }
         }
@@ -67,17 +111,17 @@ pub(crate) async fn run_plan(
             }
             continue;
         }
+        let mut carried = false;
         let runs = pending.iter().map(|(index, binds)| {
             let semaphore = Arc::clone(&semaphore);
             let intent = registry.intent(plan.nodes[*index].intent);
-            let also: Vec<&str> =
-                as_of_sql.filter(|_| as_of_with == Some(*index)).into_iter().collect();
+            // The date rides with the carrier's first run only.
+            let carries = as_of_with == Some(*index) && !carried;
+            carried |= carries;
+            let also: Vec<&str> = as_of_sql.filter(|_| carries).into_iter().collect();
             async move {
                 let Some(query) = intent.query() else {
-                    return (
-                        NodeOutcome::Dropped("a composite cannot run by itself".to_owned()),
-                        None,
-                    );
+                    return (Err("a composite cannot run by itself".to_owned()), None);
                 };
                 let guard = Guard::for_query(query);
                 let request = ExecRequest {
@@ -89,20 +133,37 @@ pub(crate) async fn run_plan(
                     guard,
                 };
                 let Ok(_permit) = semaphore.acquire().await else {
-                    return (NodeOutcome::Dropped("the run was shut down".to_owned()), None);
+                    return (Err("the run was shut down".to_owned()), None);
                 };
                 match database.execute(&request, &also).await {
-                    Ok((table, also)) => (NodeOutcome::Ran(table), also.into_iter().next()),
-                    Err(err) => (NodeOutcome::Dropped(err.to_string()), None),
+                    Ok((table, also)) => (Ok(table), also.into_iter().next()),
+                    Err(err) => (Err(err.to_string()), None),
                 }
             }
         });
         let finished = tokio::time::timeout_at(deadline, join_all(runs)).await;
         match finished {
             Ok(results) => {
-                for ((index, _), (outcome, date)) in pending.iter().zip(results) {
-                    outcomes[*index] = Some(outcome);
-                    as_of = as_of.or(date.as_ref().and_then(date_of));
+                let mut results = results.into_iter();
+                for (index, fan_out, count) in fan_outs {
+                    let mut composed: Option<Result<ResultTable, String>> = None;
+                    for (result, date) in results.by_ref().take(count) {
+                        as_of = as_of.or(date.as_ref().and_then(date_of));
+                        composed = Some(match (composed, result) {
+                            (None, result) => result,
+                            (Some(Err(first)), _) => Err(first),
+                            (Some(Ok(_)), Err(err)) => Err(err),
+                            (Some(Ok(mut table)), Ok(more)) => {
+                                table.rows.extend(more.rows);
+                                Ok(table)
+                            }
+                        });
+                    }
+                    outcomes[index] = Some(match composed {
+                        Some(Ok(table)) => NodeOutcome::Ran(table, fan_out),
+                        Some(Err(reason)) => NodeOutcome::Dropped(reason),
+                        None => NodeOutcome::Dropped("it bound no value".to_owned()),
+                    });
                 }
             }
             Err(_) => {
@@ -192,17 +253,104 @@ pub fn waves(plan: &Plan) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The typed binds of node `index`, in placeholder order, or why it cannot run.
-fn binds(
+/// The bind sets of node `index`, one per run, or why it cannot run: an edge-bound arg whose
+/// upstream gave several values fans out over them (one list at a time), each value checked as a
+/// question's would be, up to the registry's cap.
+fn bind_sets(
     registry: &Registry,
     plan: &Plan,
     index: usize,
     outcomes: &[Option<NodeOutcome>],
-) -> Result<Vec<Bind>, String> {
-    node_binds(registry, plan, index, |from| match outcomes.get(from) {
-        Some(Some(NodeOutcome::Ran(table))) => Some(table),
-        _ => None,
-    })
+    as_of: Option<&str>,
+) -> Result<BindSets, String> {
+    let node = &plan.nodes[index];
+    let mut choices: Vec<Vec<Value>> = Vec::with_capacity(node.args.len());
+    let mut fan_out: Option<FanOut> = None;
+    for arg in &node.args {
+        let ArgSource::Upstream(edge) = &arg.source else {
+            let value =
+                match arg.source.value() {
+                    Some(value) if planner_registry::is_relative(value) => {
+                        let date = as_of.ok_or_else(|| {
+                            "the data's date, which its relative period is read against, could not \
+                         be read"
+                                .to_owned()
+                        })?;
+                        Some(planner_registry::resolve_period(value, date).ok_or_else(|| {
+                            format!("a relative period of {} is malformed", arg.kind)
+                        })?)
+                    }
+                    other => other.cloned(),
+                };
+            choices.push(value.into_iter().collect());
+            continue;
+        };
+        let edge =
+            plan.edges.get(*edge).ok_or_else(|| "its upstream edge is missing".to_owned())?;
+        let upstream = registry.intent(plan.nodes[edge.from].intent);
+        let Some(Some(NodeOutcome::Ran(table, _))) = outcomes.get(edge.from) else {
+            return Err(format!("its upstream {} did not run", upstream.name));
+        };
+        let column = upstream.columns().get(edge.column).map(|it| it.name.as_str()).unwrap_or("");
+        let source = format!("{}.{column}", upstream.name);
+        let cells = table.distinct_values(column);
+        if cells.is_empty() {
+            return Err(format!("{source} gave no value"));
+        }
+        let values: Vec<Value> = cells.iter().filter_map(|cell| cell_value(cell)).collect();
+        if values.is_empty() {
+            return Err(format!("{source} gave a value of the wrong type"));
+        }
+        let fitting: Vec<Value> = values
+            .into_iter()
+            .filter(|value| planner_grammar::accepts(registry, arg.param, arg.kind, value))
+            .collect();
+        let unfit = cells.len() - fitting.len();
+        if fitting.is_empty() {
+            let param = &registry.param(arg.param).name;
+            return Err(format!("{source} gave no value {param} accepts"));
+        }
+        if cells.len() == 1 {
+            choices.push(fitting);
+            continue;
+        }
+        if let Some(other) = &fan_out {
+            return Err(format!(
+                "{} and {source} each gave several values: one list fans out at a time",
+                other.source
+            ));
+        }
+        let cap = registry.fan_out();
+        if fitting.len() > 1 && cap <= 1 {
+            return Err(format!(
+                "{source} gave {} values (the registry's fan_out is 1: one value only)",
+                fitting.len()
+            ));
+        }
+        let runs = fitting.len().min(cap);
+        fan_out = Some(FanOut {
+            source,
+            runs,
+            values: cells.len(),
+            left_out: fitting.len() - runs,
+            unfit,
+        });
+        choices.push(fitting.into_iter().take(runs).collect());
+    }
+    let runs = fan_out.as_ref().map_or(1, |info| info.runs);
+    let mut sets = Vec::with_capacity(runs);
+    for run in 0..runs {
+        let mut binds = Vec::with_capacity(node.args.len());
+        for (arg, values) in node.args.iter().zip(&choices) {
+            let value = values
+                .get(run)
+                .or_else(|| values.first())
+                .ok_or_else(|| format!("{} has no value", registry.param(arg.param).name))?;
+            binds.push(bind(arg.kind, value)?);
+        }
+        sets.push(binds);
+    }
+    Ok(BindSets { sets, fan_out })
 }
 
 /// The typed binds of node `index` as the engine binds them, in placeholder order, or why it

@@ -116,7 +116,8 @@ pub struct AuditRecord {
     pub key: Option<Uuid>,
     /// The kinds of the params that were bound (never their values).
     pub param_kinds: Vec<ParamKind>,
-    /// The number of plan nodes.
+    /// The number of plan nodes, a node that fanned out over an upstream column's values
+    /// counted once per run (and listed in `intents` once per run).
     pub node_count: u32,
     /// The number of suppressed and withheld cells across the answer.
     pub suppressed_cells: u32,

@@ -104,6 +104,14 @@ const TIME_WORDS: &[&str] = &[
     "second",
     "third",
     "fourth",
+    "this",
+    "current",
+    "year",
+    "quarter",
+    "month",
+    "ytd",
+    "qtd",
+    "mtd",
 ];
 
 /// Counts written as words, by value.
@@ -573,15 +581,39 @@ struct Matcher {
 
 #[derive(Debug)]
 enum How {
-    Dictionary { values: Vec<String>, phrases: Phrases },
-    Code { shape: String, codes: Vec<String>, cues: Vec<Vec<u32>>, bare_mixed: bool },
-    List { values: Vec<String>, phrases: Phrases, context: Vec<Vec<u32>> },
+    Dictionary {
+        values: Vec<String>,
+        phrases: Phrases,
+    },
+    Code {
+        shape: String,
+        codes: Vec<String>,
+        cues: Vec<Vec<u32>>,
+        bare_mixed: bool,
+    },
+    List {
+        values: Vec<String>,
+        phrases: Phrases,
+        context: Vec<Vec<u32>>,
+    },
     Uuid,
-    Duration { unit: DurationUnit },
+    Duration {
+        unit: DurationUnit,
+    },
     Date,
-    DateRange { fiscal_year_start: u8 },
-    Integer { cues: Vec<Vec<u32>> },
-    QuotedText { max_len: usize },
+    /// `relative`: calendar periods relative to the data's date; `rolling`: "the past 6
+    /// months" too (off when a duration kind reads those words).
+    DateRange {
+        fiscal_year_start: u8,
+        relative: bool,
+        rolling: bool,
+    },
+    Integer {
+        cues: Vec<Vec<u32>>,
+    },
+    QuotedText {
+        max_len: usize,
+    },
 }
 
 /// A proposed param: words `from..to`, the matcher that found it, and what its value is made
@@ -613,6 +645,19 @@ enum Pending {
     Day(Day),
     /// `[start, end)`, `None` for an open end.
     Range(Option<Day>, Option<Day>),
+    /// A period relative to the data's date: its two bounds as `planner_registry::resolve_bound`
+    /// reads them.
+    Relative(&'static str, Relative),
+}
+
+/// The end bound of a relative period, `(anchor and offsets)`: a fixed one, or "the past N
+/// units" ending with the data's date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Relative {
+    /// A fixed end bound.
+    To(&'static str),
+    /// The `n` units (months, or days when `days`) up to and including the data's date.
+    Past { n: i64, days: bool },
 }
 
 /// The compiled matchers of a registry's declared kinds.
@@ -656,6 +701,14 @@ impl Declared {
             })
             .collect();
         matchers.sort_by_key(|m| m.rank);
+        // "The past 6 months" is a duration's words when a kind reads durations.
+        if kinds.iter().any(|k| matches!(k.body, KindBody::Duration { .. })) {
+            for matcher in &mut matchers {
+                if let How::DateRange { rolling, .. } = &mut matcher.how {
+                    *rolling = false;
+                }
+            }
+        }
         table.freeze();
         let lanes = matchers.len().div_ceil(64).max(1);
         let mut out = Declared {
@@ -808,9 +861,15 @@ impl Declared {
                     push(i, end, Pending::Day(start));
                 }
             }
-            How::DateRange { fiscal_year_start } => {
+            How::DateRange { fiscal_year_start, relative, rolling } => {
                 if let Some((end, (start, stop))) = range_at(words, i, *fiscal_year_start) {
                     push(i, end, Pending::Range(start, stop));
+                }
+                if *relative
+                    && let Some((end, start, stop)) = relative_at(words, i)
+                    && (*rolling || matches!(stop, Relative::To(_)))
+                {
+                    push(i, end, Pending::Relative(start, stop));
                 }
             }
             How::Integer { cues } => {
@@ -859,7 +918,10 @@ impl Declared {
         } else {
             candidates.retain(|c| (c.from..c.to).all(free));
         }
-        candidates.sort_by_key(|c| (c.from, std::cmp::Reverse(c.to), c.matcher));
+        // A calendar period relative to the data's date ("last year") is read as that period,
+        // not as the length a duration kind would read in the same words (365 days).
+        let calendar = |c: &Candidate| matches!(c.value, Pending::Relative(_, Relative::To(_)));
+        candidates.sort_by_key(|c| (c.from, std::cmp::Reverse(c.to), !calendar(c), c.matcher));
         let mut next = 0;
         for candidate in candidates {
             if candidate.from < next {
@@ -903,6 +965,13 @@ impl Matcher {
             (Pending::Text { start, end }, _) => Value::Text(slice(start, end).to_owned()),
             (Pending::Int(n), _) => Value::Int(n),
             (Pending::Day(day), _) => Value::Text(day.iso()),
+            (Pending::Relative(start, end), _) => match end {
+                Relative::To(end) => Value::List(vec![start.to_owned(), end.to_owned()]),
+                Relative::Past { n, days } => {
+                    let unit = if days { 'd' } else { 'm' };
+                    Value::List(vec![format!("{start}-{n}{unit}"), start.to_owned()])
+                }
+            },
             (Pending::Range(start, end), _) => Value::List(vec![
                 start.map_or_else(|| OPEN_START.to_owned(), Day::iso),
                 end.map_or_else(|| OPEN_END.to_owned(), Day::iso),
@@ -1104,9 +1173,11 @@ fn compile(body: &KindBody, table: &mut WordTable) -> How {
         KindBody::Uuid => How::Uuid,
         KindBody::Duration { unit } => How::Duration { unit: *unit },
         KindBody::Date => How::Date,
-        KindBody::DateRange { fiscal_year_start } => {
-            How::DateRange { fiscal_year_start: *fiscal_year_start }
-        }
+        KindBody::DateRange { fiscal_year_start, relative } => How::DateRange {
+            fiscal_year_start: *fiscal_year_start,
+            relative: *relative,
+            rolling: *relative,
+        },
         KindBody::Integer { cues } => How::Integer { cues: words(cues) },
         KindBody::QuotedText { max_len } => How::QuotedText { max_len: *max_len },
     }
@@ -1738,6 +1809,89 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
             alone.then_some((mid, (Some(first.start), Some(first.end))))
         }
     }
+}
+
+/// A period relative to the data's date at word `i`: "last year", "this quarter", "year to
+/// date", "YTD", "the past 6 months", "last 2 years", "previous month". One past its last word,
+/// the start bound and the end (see `planner_registry::resolve_bound`). A rolling period's start
+/// is the end's offset, so `Relative::Past` carries its length.
+fn relative_at(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {
+    const TO_DATE: &str = "@D+1d";
+    let unit = |word: &str| match word {
+        "year" => Some(('Y', 12)),
+        "quarter" => Some(('Q', 3)),
+        "month" => Some(('M', 1)),
+        _ => None,
+    };
+    let calendar = |anchor: char, last: bool| -> (&'static str, Relative) {
+        match (anchor, last) {
+            ('Y', true) => ("@Y-12m", Relative::To("@Y")),
+            ('Q', true) => ("@Q-3m", Relative::To("@Q")),
+            ('M', true) => ("@M-1m", Relative::To("@M")),
+            ('Y', false) => ("@Y", Relative::To(TO_DATE)),
+            ('Q', false) => ("@Q", Relative::To(TO_DATE)),
+            _ => ("@M", Relative::To(TO_DATE)),
+        }
+    };
+    let head = words.lower(i);
+    // "YTD", "QTD", "MTD".
+    let to_date = match head {
+        "ytd" => Some('Y'),
+        "qtd" => Some('Q'),
+        "mtd" => Some('M'),
+        _ => None,
+    };
+    if let Some(anchor) = to_date {
+        let (start, end) = calendar(anchor, false);
+        return Some((i + 1, start, end));
+    }
+    // "year to date".
+    if let Some((anchor, _)) = unit(head)
+        && words.lower(i + 1) == "to"
+        && words.lower(i + 2) == "date"
+        && words.phrase(i, i + 3)
+    {
+        let (start, end) = calendar(anchor, false);
+        return Some((i + 3, start, end));
+    }
+    let last = match head {
+        "last" | "previous" | "prior" => true,
+        "this" | "current" => false,
+        "past" | "trailing" => {
+            // Only a count makes "past" a period: "the past 6 months".
+            return rolling(words, i + 1);
+        }
+        _ => return None,
+    };
+    if let Some((anchor, _)) = unit(words.lower(i + 1))
+        && words.phrase(i, i + 2)
+    {
+        // "last year to date" is not a period this reads.
+        if words.lower(i + 2) == "to" {
+            return None;
+        }
+        let (start, end) = calendar(anchor, last);
+        return Some((i + 2, start, end));
+    }
+    if last { rolling(words, i + 1) } else { None }
+}
+
+/// "6 months", "2 years", "14 days", "3 weeks", "2 quarters" at word `i`, after "past" or "last":
+/// the period of that length ending with the data's date.
+fn rolling(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {
+    let n = number(words.lower(i))?;
+    if n <= 0 || !words.phrase(i - 1, i + 2) {
+        return None;
+    }
+    let (n, days) = match words.lower(i + 1) {
+        "months" | "month" => (n, false),
+        "years" | "year" => (n.checked_mul(12)?, false),
+        "quarters" | "quarter" => (n.checked_mul(3)?, false),
+        "weeks" | "week" => (n.checked_mul(7)?, true),
+        "days" | "day" => (n, true),
+        _ => return None,
+    };
+    Some((i + 2, "@D+1d", Relative::Past { n, days }))
 }
 
 /// Every run of text inside a pair of quotes, trimmed, at most `max_len` characters: its words

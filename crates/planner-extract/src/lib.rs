@@ -12,6 +12,12 @@
 //! matchers; [`extract`] stays the built-in matchers, which read the same values (the tests of
 //! planner-engine hold the two to it).
 //!
+//! A date range kind of a registry with the data's date (`as_of`) also reads relative periods
+//! ("last year", "year to date", "the past 6 months") as relative bounds (`["@Y-12m", "@Y"]`),
+//! which the engine resolves against that date when the plan runs: extraction itself stays
+//! free of any clock. Values and aliases follow the case rules of planner-registry's docs (an
+//! ordinary English word written in capitals, "SEA", matches only in capitals).
+//!
 //! **Architecture invariant:** pure and total. No I/O, no clock, no randomness, no panic on any
 //! input; every span lies on char boundaries and no byte belongs to two params. Depends only on
 //! `planner-registry` (for [`planner_registry::ParamKind`] and [`planner_registry::Value`]).

@@ -56,9 +56,16 @@ pub fn clamp(value: &Value, range: Option<(i64, i64)>) -> Value {
 
 /// Whether a value has the shape of its kind (and, for enum kinds, is among the values).
 fn fits(registry: &Registry, param: &IntentParam, value: &Value) -> bool {
-    let allowed = &registry.param(param.param).values;
+    accepts(registry, param.param, param.kind, value)
+}
+
+/// Whether `value` may bind `param` of `kind`: it has the kind's shape and, for a param that
+/// lists its values, is among them. The check every value passes, from the question or, one
+/// by one, from an upstream column (a fan-out binds each value through it).
+pub fn accepts(registry: &Registry, param: ParamId, kind: ParamKind, value: &Value) -> bool {
+    let allowed = &registry.param(param).values;
     let listed = |text: &String| allowed.is_empty() || allowed.contains(text);
-    match (param.kind.shape(), value) {
+    match (kind.shape(), value) {
         (ValueShape::Int, Value::Int(_)) => true,
         (ValueShape::List, Value::List(items)) => !items.is_empty() && items.iter().all(listed),
         (ValueShape::Text | ValueShape::Uuid | ValueShape::Date, Value::Text(text)) => {

@@ -18,7 +18,7 @@
 //!
 //! ```text
 //! let available: BTreeMap<ParamKind, Value> = extraction_as_map;
-//! let inputs = Inputs { available: &available, scopes: &["bench".to_owned()] };
+//! let inputs = Inputs { available: &available, scopes: &["bench".to_owned()], refers: false };
 //! let validation = planner_grammar::validate(&registry, &inputs, &proposal);
 //! let trace = PlanTrace::new(&registry, &validation, None);
 //! ```
@@ -33,7 +33,7 @@ mod validate;
 mod view;
 
 pub use crate::{
-    bind::{bind, clamp},
+    bind::{accepts, bind, clamp},
     consensus::{Agreement, Consensus, ConsensusOutcome, stabilize},
     plan::{
         ArgSource, BoundArg, DropReason, Dropped, Edge, NodeOrigin, Plan, PlanNode, Validation,

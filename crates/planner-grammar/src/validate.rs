@@ -20,6 +20,10 @@ pub struct Inputs<'a> {
     pub available: &'a BTreeMap<ParamKind, Value>,
     /// The caller's scopes (for example `bench`).
     pub scopes: &'a [String],
+    /// The question refers back to what another ask names ("how reliable were they", "those
+    /// lanes", "each of them"): an optional param the question leaves to its default binds
+    /// through an edge from a planned node that provides it, instead of the default.
+    pub refers: bool,
 }
 
 /// The source of an arg that waits for an edge (never left in a returned plan: a node with
@@ -107,6 +111,9 @@ pub fn validate(registry: &Registry, inputs: &Inputs<'_>, proposal: &[String]) -
     }
 
     bind_edges(registry, inputs, &mut candidates, &declared);
+    if inputs.refers {
+        bind_optional_edges(registry, &mut candidates);
+    }
 
     // Whatever is still unbound is dropped with its missing params.
     candidates.retain(|candidate| {
@@ -277,6 +284,53 @@ fn try_edges(
     node.pending = 0;
     node.depth = Some(depth);
     true
+}
+
+/// Binds the optional params left to their defaults through edges from bound nodes that provide
+/// them, when the question refers back: "top 3 carriers by spend and how reliable were they"
+/// rates those 3 carriers, not all of them. Only a node nothing depends on takes such an edge,
+/// from a node that does not depend on it, within the depth limit, so no cycle and no deeper
+/// chain can arise.
+fn bind_optional_edges(registry: &Registry, candidates: &mut [Candidate]) {
+    for index in 0..candidates.len() {
+        let target = candidates[index].intent;
+        let Some(mut depth) = candidates[index].depth else { continue };
+        let depended_on =
+            candidates.iter().any(|c| c.upstream.iter().any(|&(from, _, _)| from == target));
+        if depended_on {
+            continue;
+        }
+        let mut chosen = Vec::new();
+        for (slot, arg) in candidates[index].args.iter().enumerate() {
+            if !matches!(arg.source, ArgSource::Default(_)) {
+                continue;
+            }
+            let provider = candidates.iter().filter(|c| c.intent != target).find_map(|c| {
+                let d = c.depth.filter(|&d| d < MAX_DEPTH)?;
+                let upstream_of_target = c.upstream.iter().any(|&(from, _, _)| {
+                    from == target
+                        || candidates.iter().any(|u| {
+                            u.intent == from && u.upstream.iter().any(|&(f, _, _)| f == target)
+                        })
+                });
+                if upstream_of_target {
+                    return None;
+                }
+                let column = registry.intent(c.intent).providing_column(arg.param)?;
+                Some((c.intent, column, d))
+            });
+            if let Some((from, column, from_depth)) = provider {
+                depth = depth.max(from_depth + 1);
+                chosen.push((slot, from, column, arg.param));
+            }
+        }
+        let node = &mut candidates[index];
+        for (slot, from, column, param) in chosen {
+            node.upstream.push((from, column, param));
+            node.args[slot].source = ArgSource::Upstream(BOUND);
+        }
+        node.depth = Some(depth);
+    }
 }
 
 /// Adds the one registry intent that could provide a param some unbound node lacks, when

@@ -71,7 +71,11 @@ fn check(proposal: &[&str], available: &[(ParamKind, Value)], expected: serde_js
     };
     let available: BTreeMap<ParamKind, Value> = available.iter().cloned().collect();
     let proposal: Vec<String> = proposal.iter().map(|s| (*s).to_owned()).collect();
-    let validation = validate(&registry, &Inputs { available: &available, scopes: &[] }, &proposal);
+    let validation = validate(
+        &registry,
+        &Inputs { available: &available, scopes: &[], refers: false },
+        &proposal,
+    );
     let got = json!({
         "plan": plan_view(&registry, &validation.plan),
         "dropped": dropped_view(&registry, &validation.dropped),

@@ -37,7 +37,11 @@ fn run(
 ) -> Validation {
     let available: BTreeMap<ParamKind, Value> = available.iter().cloned().collect();
     let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_owned()).collect();
-    validate(registry, &Inputs { available: &available, scopes: &scopes }, &names(proposal))
+    validate(
+        registry,
+        &Inputs { available: &available, scopes: &scopes, refers: false },
+        &names(proposal),
+    )
 }
 
 /// Validates and compares the CLI's view of the result: `{"plan": ..., "dropped": ...}`.
@@ -287,7 +291,7 @@ fn the_node_cap_keeps_the_first_nodes_in_registry_order() {
 fn a_strict_majority_of_samples_is_kept() {
     let registry = registry();
     let available: BTreeMap<ParamKind, Value> = army_541512().into_iter().collect();
-    let inputs = Inputs { available: &available, scopes: &[] };
+    let inputs = Inputs { available: &available, scopes: &[], refers: false };
     let proposals = vec![
         names(&["top_incumbents", "agency_naics_spend"]),
         names(&["top_incumbents"]),
@@ -311,7 +315,7 @@ fn a_strict_majority_of_samples_is_kept() {
 fn no_majority_gives_an_empty_plan() {
     let registry = registry();
     let available: BTreeMap<ParamKind, Value> = army_541512().into_iter().collect();
-    let inputs = Inputs { available: &available, scopes: &[] };
+    let inputs = Inputs { available: &available, scopes: &[], refers: false };
     let proposals = vec![names(&["top_incumbents"]), names(&["agency_naics_spend"])];
     let consensus = stabilize(&registry, &inputs, &proposals);
     assert!(consensus.validation.plan.is_empty());
@@ -326,7 +330,7 @@ fn the_trace_holds_names_kinds_and_counts() {
     let registry = registry();
     let available: BTreeMap<ParamKind, Value> =
         [(ParamKind::Uuid, text(REQUIREMENT))].into_iter().collect();
-    let inputs = Inputs { available: &available, scopes: &[] };
+    let inputs = Inputs { available: &available, scopes: &[], refers: false };
     let proposals = vec![
         names(&["capture_picture", "vendor_profile", "bogus"]),
         names(&["capture_picture", "vendor_profile"]),

@@ -28,7 +28,9 @@
 //! registry declares for its kinds (labels, cue and context words) are known words. An ask that
 //! stood but needed a provider stands once a pick that gave way to a value provides it, and an
 //! unanswered ask referring back ("what tickets have they raised") that names what it wants is
-//! about what a chosen intent provides: the intent needing it joins. A thing pointed at by a
+//! about what a chosen intent provides: the intent needing it joins (needing it as a required
+//! param, or as an optional one the question leaves to its default: "how reliable were they"
+//! rates the carriers just ranked). A thing pointed at by a
 //! code kind's cue word ("my incident") with no value given is what a question with at most one
 //! pick is about (the user is asked which); a quoted name's kind is pointed at by its label noun
 //! and its plane's people nouns ("that buyer"). A lone pick gives way to the one intent taking
@@ -992,7 +994,15 @@ impl LexicalProposer {
         loop {
             let mut best: Option<(usize, f32)> = None;
             for (index, intent) in self.intents.iter().enumerate() {
-                let needs = self.depends(index, available, &chosen);
+                // It needs what a chosen intent provides, or takes it as an optional param the
+                // question leaves to its default ("how reliable were they": those carriers).
+                let needs = self.depends(index, available, &chosen)
+                    || intent.optional.iter().any(|kind| {
+                        !available.contains(kind)
+                            && chosen
+                                .iter()
+                                .any(|&other| self.intents[other].provides.contains(kind))
+                    });
                 if !needs || chosen.contains(&index) {
                     continue;
                 }
@@ -1040,7 +1050,15 @@ impl LexicalProposer {
             }
             let mut dependant: Option<(usize, f32)> = None;
             for (index, intent) in self.intents.iter().enumerate() {
-                let needs = self.depends(index, available, &chosen);
+                // It needs what a chosen intent provides, or takes it as an optional param the
+                // question leaves to its default ("how reliable were they": those carriers).
+                let needs = self.depends(index, available, &chosen)
+                    || intent.optional.iter().any(|kind| {
+                        !available.contains(kind)
+                            && chosen
+                                .iter()
+                                .any(|&other| self.intents[other].provides.contains(kind))
+                    });
                 // The ask names what it wants of the dependant ("tickets"), not only how it
                 // relates ("who raised it" asks for the ticket's requester, a provided value).
                 // A term only this intent names or lists says it as its name would.

@@ -19,6 +19,7 @@ pub(crate) struct RawFile {
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSettings {
     pub(crate) node_cap: Spanned<i64>,
+    pub(crate) fan_out: Option<Spanned<i64>>,
     pub(crate) default_k: Spanned<i64>,
     pub(crate) allowed_schemas: Vec<Spanned<String>>,
     #[serde(default)]

@@ -61,6 +61,10 @@ pub enum KindBody {
     DateRange {
         /// The month (1..=12) a fiscal year starts; fiscal year *n* ends in calendar year *n*.
         fiscal_year_start: u8,
+        /// Relative periods ("last year", "year to date", "the past 6 months") are read, as
+        /// values resolved against the registry's `as_of` date when a plan runs (see
+        /// [`crate::resolve_period`]).
+        relative: bool,
     },
     /// `integer`: a whole number right after a cue word.
     Integer {
@@ -129,6 +133,37 @@ pub enum CaseRule {
     Acronym,
     /// `~`: capitalised, and not the first word of a sentence.
     Capitalised,
+}
+
+/// The case rule of a value or alias as written, and its text without the marker: a leading
+/// `=`, `^` or `~`; else, unless `any_case`, a single ordinary English word written in capitals
+/// ("SEA", "DEN", "LAX") matches only in capitals, so that "by sea" is no hub; else any case.
+fn marked(written: &str, any_case: bool) -> (CaseRule, &str) {
+    match written.as_bytes().first() {
+        Some(b'=') => (CaseRule::Upper, &written[1..]),
+        Some(b'^') => (CaseRule::Acronym, &written[1..]),
+        Some(b'~') => (CaseRule::Capitalised, &written[1..]),
+        _ if !any_case && ordinary_in_capitals(written) => (CaseRule::Upper, written),
+        _ => (CaseRule::Any, written),
+    }
+}
+
+/// Ordinary English words of two to four letters (`data/short-english.txt`), sorted.
+static SHORT_ENGLISH: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    let mut words: Vec<&str> = include_str!("../data/short-english.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    words.sort_unstable();
+    words
+});
+
+/// Whether `written` is one ordinary English word written in capitals ("SEA", not "Sea").
+pub fn ordinary_in_capitals(written: &str) -> bool {
+    written.len() >= 2
+        && written.chars().all(|c| c.is_ascii_uppercase())
+        && SHORT_ENGLISH.binary_search(&written.to_ascii_lowercase().as_str()).is_ok()
 }
 
 /// The words of an alias as the extractors split text: runs of letters and digits, lower case,
@@ -228,6 +263,8 @@ pub(crate) struct RawKind {
     optional: Option<Spanned<Vec<Spanned<String>>>>,
     unit: Option<Spanned<String>>,
     fiscal_year_start: Option<Spanned<i64>>,
+    relative: Option<Spanned<bool>>,
+    case: Option<Spanned<String>>,
     max_len: Option<Spanned<i64>>,
 }
 
@@ -264,6 +301,7 @@ fn builtin_type(kind: ParamKind) -> Option<KindType> {
 pub(crate) fn validate(
     raw: &BTreeMap<Spanned<String>, Spanned<RawKind>>,
     files: Files<'_>,
+    has_as_of: bool,
     problems: &mut Vec<Found>,
 ) -> Vec<KindSpec> {
     let mut out = Vec::new();
@@ -363,7 +401,23 @@ pub(crate) fn validate(
                         1
                     }
                 };
-                KindBody::DateRange { fiscal_year_start }
+                let relative = match &raw.relative {
+                    None => has_as_of,
+                    Some(relative) if *relative.get_ref() && !has_as_of => {
+                        check.problems.push((
+                            relative.span(),
+                            format!(
+                                "kind `{name_text}`: `relative = true` resolves \"last year\" \
+                                 against the data's date, and the registry has no `as_of`: add \
+                                 `as_of = {{ plane = \"...\", sql = \"SELECT ...\" }}` to \
+                                 `[registry]`, or remove `relative`"
+                            ),
+                        ));
+                        false
+                    }
+                    Some(relative) => *relative.get_ref(),
+                };
+                KindBody::DateRange { fiscal_year_start, relative }
             }
             KindType::Integer => {
                 let cues = check.words(raw.cues.as_ref(), "cues", true);
@@ -413,7 +467,8 @@ impl KindCheck<'_, '_> {
     fn allowed(&mut self, raw: &RawKind) {
         let dictionary = matches!(self.ty, KindType::Dictionary | KindType::List);
         let only_dictionary = self.ty == KindType::Dictionary;
-        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 13] = [
+        let keys: [(&str, Option<std::ops::Range<usize>>, bool); 15] = [
+            ("case", raw.case.as_ref().map(Spanned::span), dictionary),
             ("prefixes", raw.prefixes.as_ref().map(Spanned::span), only_dictionary),
             ("variants", raw.variants.as_ref().map(Spanned::span), only_dictionary),
             ("optional", raw.optional.as_ref().map(Spanned::span), only_dictionary),
@@ -434,6 +489,7 @@ impl KindCheck<'_, '_> {
                 raw.fiscal_year_start.as_ref().map(Spanned::span),
                 self.ty == KindType::DateRange,
             ),
+            ("relative", raw.relative.as_ref().map(Spanned::span), self.ty == KindType::DateRange),
             ("max_len", raw.max_len.as_ref().map(Spanned::span), self.ty == KindType::QuotedText),
         ];
         for (key, span, ok) in keys {
@@ -614,6 +670,23 @@ impl KindCheck<'_, '_> {
         if written.is_empty() && raw.values.is_some() {
             self.problems.push((self.whole.clone(), format!("kind `{}` has no values", self.name)));
         }
+        let any_case = match &raw.case {
+            None => false,
+            Some(case) if case.get_ref() == "any" => true,
+            Some(case) => {
+                self.problems.push((
+                    case.span(),
+                    format!(
+                        "kind `{}`: unknown `case = \"{}\"`: expected \"any\" (every value and \
+                         alias without a marker matches in any case, ordinary English words \
+                         written in capitals too)",
+                        self.name,
+                        case.get_ref()
+                    ),
+                ));
+                false
+            }
+        };
         let mut claimed: BTreeMap<Vec<String>, String> = BTreeMap::new();
         let mut entries: Vec<Entry> = Vec::new();
         let mut made: Vec<Vec<Alias>> = Vec::new();
@@ -630,19 +703,17 @@ impl KindCheck<'_, '_> {
             }
             let mut spelled = Vec::new();
             for alias in aliases {
-                let (case, text) = match alias.as_bytes().first() {
-                    Some(b'=') => (CaseRule::Upper, &alias[1..]),
-                    Some(b'^') => (CaseRule::Acronym, &alias[1..]),
-                    Some(b'~') => (CaseRule::Capitalised, &alias[1..]),
-                    _ => (CaseRule::Any, alias.as_str()),
-                };
+                let (case, text) = marked(&alias, any_case);
                 spelled.push(Alias { words: alias_words(text), case });
             }
-            // The canonical value matches in any case, unless an alias of the same words
+            // The canonical value matches in any case, unless it carries a marker ("=SEA"), is
+            // an ordinary English word written in capitals, or an alias of the same words
             // restricts it ("~South" for the value "south").
+            let (case, bare) = marked(&value, any_case);
+            let value = bare.to_owned();
             let canonical = alias_words(&value);
             if !spelled.iter().any(|a| a.words == canonical) {
-                spelled.insert(0, Alias { words: canonical, case: CaseRule::Any });
+                spelled.insert(0, Alias { words: canonical, case });
             }
             made.push(spelled.iter().flat_map(|alias| spelling.forms(alias)).collect::<Vec<_>>());
             let mut aliases = Vec::new();
@@ -755,16 +826,22 @@ impl KindCheck<'_, '_> {
             None => false,
             Some(bare) if bare.get_ref() == "mixed" => {
                 // A shape whose every position is a letter, or every one a digit, never mixes.
-                let can_mix = shape.contains('X')
-                    || (shape.contains('A') && shape.contains('9'))
-                    || shape.is_empty();
+                // Literal letters and digits count: every code of `SH-999999` holds both.
+                let letter =
+                    shape.bytes().any(|b| b == b'A' || (b.is_ascii_alphabetic() && b != b'X'));
+                let digit = shape.bytes().any(|b| b.is_ascii_digit());
+                let can_mix = shape.contains('X') || (letter && digit) || shape.is_empty();
                 if !can_mix {
+                    let only = if letter { "letters" } else { "digits" };
                     self.problems.push((
                         bare.span(),
                         format!(
                             "kind `{}`: `bare = \"mixed\"` reads codes holding letters and digits, \
-                             and shape `{shape}` holds only one of them",
-                            self.name
+                             and every code of shape `{shape}` holds only {only}: remove `bare` and \
+                             list the codes (`csv`) or give the words that announce one (`cues = \
+                             [\"{}\"]`)",
+                            self.name,
+                            self.name.replace('_', " ")
                         ),
                     ));
                 }

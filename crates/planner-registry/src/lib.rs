@@ -23,6 +23,7 @@
 //! | key | type | meaning |
 //! |---|---|---|
 //! | `node_cap` | integer 1..=64 | the most nodes a plan may have (the reference registry uses 6) |
+//! | `fan_out` | integer 1..=100, default 10 | the most values one edge fans out to: when an upstream column gives several distinct values, the dependant runs once per value (in the upstream's row order, each checked as a question's value would be), up to this many; its runs' rows are composed into one table, the answer says how many values ran and how many were left out, and the audit row counts each run. `1` runs a dependant only on a single value |
 //! | `default_k` | integer >= 2 | suppression threshold for count intents that do not set `k` (11) |
 //! | `allowed_schemas` | array of strings | the only schemas SQL may name; every table must be written `schema.table` with one of these (CTE names excepted). `eeo`, `pg_catalog`, `information_schema` and `pg_toast` are never allowed |
 //! | `scopes` | array of strings | the scope names intents and planes may require (for example `bench`) |
@@ -57,18 +58,38 @@
 //! | type | keys | canonical value |
 //! |---|---|---|
 //! | `dictionary` | `values = [{ value, aliases }]` or `csv` (header `value,aliases`, aliases split by `\|`); `ordered`; spelling rules `prefixes` (words that may come before an alias of any case: "U.S."), `variants = { word = ["other"] }` (a word an alias may be written with instead: "dept" for "department") and `optional` words an alias may leave out ("the") | the value (text), spanning its own words ("gold or above" reads as `gold`); an alias's words may be written joined by blanks, dots, hyphens or slashes ("ts sci" matches "TS/SCI"); a spelling the rules make never takes an alias written for another value |
-//! | `code` | `shape` (`A` letter, `9` digit, `X` either, other characters literal); optional `csv` (header `code,title`), `cues` and `bare = "mixed"` | the code, upper case; taken when listed or after a cue, or (with `bare = "mixed"`) when it holds both letters and digits, as identifiers no word is spelled like do (a UEI) |
+//! | `code` | `shape` (`A` letter, `9` digit, `X` either, other characters literal); optional `csv` (header `code,title`), `cues` and `bare = "mixed"` | the code, upper case; taken when listed or after a cue, or (with `bare = "mixed"`) when it holds both letters and digits, as identifiers no word is spelled like do (a UEI); a shape's literal letters and digits count, so every code of `SH-999999` mixes and "Where is SH-107919?" needs no cue |
 //! | `list` | `values` or `csv`, and `context` words | the values right after a context word or right before one ("SI, TK and G compartments"), or two or more in capitals joined by slashes ("SI/TK"); in declared order (`text[]`). No value or alias may hold a context word ("family rooms" would take "rooms" from every other value) |
 //! | `uuid` | | lower-case UUID |
 //! | `duration` | `unit` (`day` or `month`) | an integer ("last 2 weeks" is 14 days) |
 //! | `date` | | `YYYY-MM-DD` |
-//! | `date_range` | optional `fiscal_year_start` (month) | `[start, end)` as two ISO days, open ends `-infinity`, `infinity` (`text[]`) |
+//! | `date_range` | optional `fiscal_year_start` (month), `relative` | `[start, end)` as two ISO days, open ends `-infinity`, `infinity` (`text[]`); a relative period as two relative bounds (below) |
 //! | `integer` | `cues` | the number right after a cue ("top 5") |
 //! | `quoted_text` | `max_len` | the text inside quotes |
 //!
 //! An alias's leading marker restricts case: `=` every letter upper case, `^` first and last
 //! letter upper case, `~` capitalised and not the first word of a sentence; inside quotes any case
-//! matches. CSV files are read through the caller ([`Registry::from_toml_with`]); this crate does
+//! matches. A value takes the same markers (`{ value = "=SEA" }` is the value `SEA`, matched in
+//! capitals only). Without a marker, a value or alias matches in any case, except one ordinary
+//! English word written in capitals (`SEA`, `DEN`, `LAX`: the words of `data/short-english.txt`,
+//! [`ordinary_in_capitals`]), which matches only in capitals, so that "by sea", "the den" and "lax
+//! rules" name no hub; a dictionary or list kind with `case = "any"` matches every unmarked value
+//! and alias in any case.
+//!
+//! **Relative periods.** A `date_range` kind of a registry with an `as_of` query also reads
+//! periods relative to the data's date: "last year", "this year", "year to date" (and "YTD"),
+//! "last quarter", "this quarter", "last month", and, when no `duration` kind reads those words,
+//! "the past 6 months", "the last 2 years", "the past 14 days". `relative = false` turns this
+//! off; `relative = true` without `as_of` is an error. Such a value is two relative bounds, `@`
+//! and an anchor (`Y` the first day of the data date's year, `Q` of its quarter, `M` of its
+//! month, `D` the date itself) followed by offsets in months or days: last year is
+//! `["@Y-12m", "@Y"]`, the year to date `["@Y", "@D+1d"]`, the past 6 months
+//! `["@D+1d-6m", "@D+1d"]`. Plans show the bounds as read; when a plan runs, the engine reads
+//! the `as_of` date first and binds the resolved ISO days ([`resolve_period`]), so the same
+//! question over the same data always means the same days, and the answer says them ("\"last
+//! year\" is read as 2024-01-01 to 2024-12-31, by the data's date 2025-06-30"). A calendar
+//! period is read as a period even where a `duration` kind would read the same words as a length
+//! ("last year" is not 365 days). CSV files are read through the caller ([`Registry::from_toml_with`]); this crate does
 //! no I/O. Loading reports every mistake with its place: an alias claimed by two values, a CSV that
 //! does not load or whose code does not have the shape, a shape no code can match, a key the
 //! type does not take, a built-in kind declared with another type. `[registry] help` is one sentence on
@@ -109,7 +130,10 @@
 //!
 //! A `columns` entry is `{ name = "<column>", type = "<type>" }` with a type among `text`, `int`,
 //! `decimal`, `date`, `timestamp`, `bool`, `uuid`, `text_list`. Adding `provides = "<param>"` says
-//! the column's values can bind that param of another intent (a dependency edge); the column
+//! the column's values can bind that param of another intent (a dependency edge: a required
+//! param the question does not give, or an optional one it leaves to its default when the
+//! question refers back to the upstream's rows, "top 3 carriers by spend and how reliable were
+//! they"; several distinct values fan out, see `fan_out`); the column
 //! type must suit the param's kind (`text` for agency, naics, clearance and uei; `uuid` or `text`
 //! for uuid; `int` for months; `text_list` for compartments). Adding `unit = "usd"` to an `int` or
 //! `decimal` column says its values are US dollars (narrated as `$1,234.50`).
@@ -160,6 +184,7 @@
 //! ```toml
 //! [registry]
 //! node_cap = 6
+//! fan_out = 10
 //! default_k = 11
 //! allowed_schemas = ["market", "tenant"]
 //! scopes = ["bench"]
@@ -257,6 +282,7 @@ mod guard;
 mod kinds;
 mod load;
 mod model;
+mod period;
 pub mod reference;
 mod value;
 
@@ -264,12 +290,14 @@ pub use crate::{
     error::{Error, Problem, Result},
     guard::{GuardViolation, check_sql, ranks_rows},
     kinds::{
-        Alias, CaseRule, DurationUnit, Entry, Files, KindBody, KindSpec, alias_words, shape_matches,
+        Alias, CaseRule, DurationUnit, Entry, Files, KindBody, KindSpec, alias_words,
+        ordinary_in_capitals, shape_matches,
     },
     model::{
-        AsOf, Column, ColumnType, Composite, CompositeEdge, Intent, IntentBody, IntentId,
-        IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings,
-        Suppression, Unit, WindowDirection,
+        AsOf, Column, ColumnType, Composite, CompositeEdge, DEFAULT_FAN_OUT, Intent, IntentBody,
+        IntentId, IntentParam, MAX_FAN_OUT, Param, ParamId, Plane, PlaneId, QueryIntent, Registry,
+        Requirement, Settings, Suppression, Unit, WindowDirection,
     },
+    period::{is_relative, resolve_bound, resolve_period},
     value::{DeclaredKind, KindType, ParamKind, ParamValue, Value, ValueShape},
 };

@@ -228,7 +228,8 @@ fn validate(raw: &RawFile, files: Files<'_>, report: &mut Report<'_>) -> Option<
     let settings = validate_settings(raw, report)?;
     let planes = validate_planes(raw, &settings, report);
     let mut found = Vec::new();
-    let kinds = kinds::validate(&raw.kinds, files, &mut found);
+    let has_as_of = raw.registry.get_ref().as_of.is_some();
+    let kinds = kinds::validate(&raw.kinds, files, has_as_of, &mut found);
     for (span, message) in found {
         report.at(&span, message);
     }
@@ -316,6 +317,24 @@ fn validate_settings(raw: &RawFile, report: &mut Report<'_>) -> Option<Settings>
         );
         ok = false;
     }
+    let mut fan_out = crate::model::DEFAULT_FAN_OUT;
+    if let Some(raw) = &settings.fan_out {
+        let max = crate::model::MAX_FAN_OUT;
+        match usize::try_from(*raw.get_ref()) {
+            Ok(n) if (1..=max).contains(&n) => fan_out = n,
+            _ => {
+                report.at(
+                    &raw.span(),
+                    format!(
+                        "fan_out must be from 1 to {max} (1 runs a dependant only on a single \
+                         upstream value), found {}",
+                        raw.get_ref()
+                    ),
+                );
+                ok = false;
+            }
+        }
+    }
     let default_k = *settings.default_k.get_ref();
     if !(2..=1_000_000).contains(&default_k) {
         report.at(
@@ -354,6 +373,7 @@ fn validate_settings(raw: &RawFile, report: &mut Report<'_>) -> Option<Settings>
     }
     ok.then(|| Settings {
         node_cap: usize::try_from(node_cap).unwrap_or(1),
+        fan_out,
         default_k: u32::try_from(default_k).unwrap_or(2),
         allowed_schemas,
         scopes,

@@ -45,11 +45,21 @@ pub struct ParamId(pub(crate) u16);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PlaneId(pub(crate) u16);
 
+/// The fan-out cap of a registry that does not set `fan_out`.
+pub const DEFAULT_FAN_OUT: usize = 10;
+
+/// The largest `fan_out` a registry may set.
+pub const MAX_FAN_OUT: usize = 100;
+
 /// Registry-wide settings (`[registry]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
     /// The most nodes a plan may have.
     pub node_cap: usize,
+    /// The most values one edge may fan out to: a downstream node runs once per distinct value
+    /// of its upstream column, up to this many (`[registry] fan_out`, default
+    /// [`DEFAULT_FAN_OUT`]; 1 runs only on a single value).
+    pub fan_out: usize,
     /// The suppression threshold of count intents that do not set their own.
     pub default_k: u32,
     /// The schemas SQL may name, lower case.
@@ -381,6 +391,11 @@ impl Registry {
     /// The most nodes a plan may have.
     pub fn node_cap(&self) -> usize {
         self.inner.settings.node_cap
+    }
+
+    /// The most values one edge may fan out to (see [`Settings::fan_out`]).
+    pub fn fan_out(&self) -> usize {
+        self.inner.settings.fan_out
     }
 
     /// The id of the intent with this exact name. This is the one place a raw name becomes an

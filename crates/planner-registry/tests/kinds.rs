@@ -152,6 +152,16 @@ type = "code"
 shape = "XXXX"
 bare = "always"
 
+[kinds.shipment]
+type = "code"
+shape = "SH-999999"
+bare = "mixed"
+
+[kinds.flag]
+type = "code"
+shape = "AAA"
+bare = "mixed"
+
 [kinds.store]
 type = "dictionary"
 values = [{ value = "x" }]
@@ -180,7 +190,8 @@ type = "enum"
         "the CSV `no-header.csv` does not load: its header must be `value,aliases`",
         "kind `agency` is built in: declare it with type dictionary, or choose another name",
         "kind `months` is built in: declare it with unit month",
-        "kind `zip`: `bare = \"mixed\"` reads codes holding letters and digits, and shape `99999` holds only one of them",
+        "kind `zip`: `bare = \"mixed\"` reads codes holding letters and digits, and every code of shape `99999` holds only digits: remove `bare` and list the codes (`csv`) or give the words that announce one (`cues = [\"zip\"]`)",
+        "kind `flag`: `bare = \"mixed\"` reads codes holding letters and digits, and every code of shape `AAA` holds only letters",
         "kind `badge`: unknown `bare = \"always\"`: expected \"mixed\"",
         "`bare` does not apply to type dictionary",
         "unknown type `enum` of kind `thing`",
@@ -188,6 +199,8 @@ type = "enum"
     for message in expected {
         assert!(problems.contains(message), "missing {message:?} in:\n{problems}");
     }
+    // A shape's literal letters count for `bare = "mixed"`.
+    assert!(!problems.contains("kind `shipment`"), "{problems}");
     // Every problem has a line and column inside the file.
     for line in problems.lines() {
         let at = line.split(':').nth(1).unwrap();
@@ -385,4 +398,56 @@ fn a_select_whose_columns_differ_from_columns_is_reported() {
         .unwrap();
     let function = load(&registry("SELECT o.region, sum(o.qty) FROM shop.orders AS o"));
     assert!(function.unwrap_err().contains("column 2 is named `sum`"));
+
+#[test]
+fn fan_out_relative_periods_and_case_are_checked() {
+    // The defaults: fan-out 10; relative periods only with the data's date.
+    let registry = load(&with_kinds(GOOD_KINDS)).unwrap();
+    assert_eq!(registry.fan_out(), planner_registry::DEFAULT_FAN_OUT);
+    let period = registry.kind_spec(registry.kind_named("period").unwrap()).unwrap();
+    assert!(matches!(period.body, planner_registry::KindBody::DateRange { relative: false, .. }));
+    let with_as_of = with_kinds(GOOD_KINDS).replacen(
+        "node_cap = 6",
+        "node_cap = 6\nfan_out = 3\nas_of = { plane = \"shop\", sql = \"SELECT s.as_of FROM shop.snapshot AS s\" }",
+        1,
+    );
+    let registry = load(&with_as_of).unwrap();
+    assert_eq!(registry.fan_out(), 3);
+    let period = registry.kind_spec(registry.kind_named("period").unwrap()).unwrap();
+    assert!(matches!(period.body, planner_registry::KindBody::DateRange { relative: true, .. }));
+
+    let bad = with_kinds(
+        r#"
+[kinds.region]
+type = "dictionary"
+case = "upper"
+values = [{ value = "x" }]
+
+[kinds.period]
+type = "date_range"
+relative = true
+
+[kinds.top_n]
+type = "integer"
+cues = ["top"]
+case = "any"
+"#,
+    );
+    let problems = load(&bad).unwrap_err();
+    for message in [
+        "kind `region`: unknown `case = \"upper\"`: expected \"any\"",
+        "kind `period`: `relative = true` resolves \"last year\" against the data's date, and the registry has no `as_of`",
+        "kind `top_n`: `case` does not apply to type integer",
+    ] {
+        assert!(problems.contains(message), "missing {message:?} in:\n{problems}");
+    }
+    for fan_out in ["0", "101", "-1"] {
+        let text = with_kinds(GOOD_KINDS).replacen(
+            "node_cap = 6",
+            &format!("node_cap = 6\nfan_out = {fan_out}"),
+            1,
+        );
+        let problems = load(&text).unwrap_err();
+        assert!(problems.contains("fan_out must be from 1 to 100"), "{problems}");
+    }
 }

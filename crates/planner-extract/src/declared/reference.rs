@@ -6,9 +6,9 @@
 use planner_registry::Value;
 
 use super::{
-    Candidate, Declared, How, NO_WORD, PLURAL, Pending, Period, TIME, Word, Words, asked_count,
-    closes, code_at, compared, cue_ending, cue_ending_at, day_at, duration_at, list_start,
-    list_values, number, range_at, slashed_capitals, superlative, uuid_at,
+    Candidate, Declared, How, NO_WORD, PLURAL, Pending, Period, Relative, TIME, Word, Words,
+    asked_count, closes, code_at, compared, cue_ending, cue_ending_at, day_at, duration_at,
+    list_start, list_values, number, range_at, relative_at, slashed_capitals, superlative, uuid_at,
 };
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
 
@@ -152,12 +152,23 @@ pub(super) fn extract(
                     }
                 }
             }
-            How::DateRange { fiscal_year_start } => {
+            How::DateRange { fiscal_year_start, relative, rolling } => {
                 for i in timed {
                     if let Some((end, (start, stop))) = range_at(&words, i, *fiscal_year_start) {
                         let start = start.map_or_else(|| "-infinity".to_owned(), |d| d.iso());
                         let stop = stop.map_or_else(|| "infinity".to_owned(), |d| d.iso());
                         push(i, end, Value::List(vec![start, stop]), None);
+                    }
+                    if *relative && let Some((end, start, stop)) = relative_at(&words, i) {
+                        let value = match stop {
+                            Relative::To(stop) => vec![start.to_owned(), stop.to_owned()],
+                            Relative::Past { n, days } if *rolling => {
+                                let unit = if days { 'd' } else { 'm' };
+                                vec![format!("{start}-{n}{unit}"), start.to_owned()]
+                            }
+                            Relative::Past { .. } => continue,
+                        };
+                        push(i, end, Value::List(value), None);
                     }
                 }
             }
@@ -185,7 +196,14 @@ pub(super) fn extract(
         }
     }
     candidates.retain(|(c, ..)| (c.from..c.to).all(|i| free.get(i).copied().unwrap_or(false)));
-    candidates.sort_by_key(|(c, ..)| (c.from, std::cmp::Reverse(c.to), c.matcher));
+    // A calendar period relative to the data's date wins over a duration in the same words.
+    let calendar = |value: &Value| {
+        matches!(value, Value::List(items)
+            if items.first().is_some_and(|it| ["@Y", "@Q", "@M"].iter().any(|a| it.starts_with(a))))
+    };
+    candidates.sort_by_key(|(c, value, _)| {
+        (c.from, std::cmp::Reverse(c.to), !calendar(value), c.matcher)
+    });
     let (mut mentions, mut diagnostics) = (Vec::new(), Vec::new());
     let mut next = 0;
     for (candidate, value, problem) in candidates {

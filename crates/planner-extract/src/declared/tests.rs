@@ -40,6 +40,11 @@ shape = "XXXXXXXX"
 cues = ["vendor"]
 bare = "mixed"
 
+[kinds.shipment]
+type = "code"
+shape = "SH-999999"
+bare = "mixed"
+
 [kinds.channels]
 type = "list"
 context = ["via", "through", "channels"]
@@ -133,6 +138,9 @@ fn a_code_that_mixes_letters_and_digits_needs_no_cue_with_bare_mixed() {
     assert_eq!(value(&r, &x.extract("vendor 12345678 orders"), "vendor"), Some(text("12345678")));
     // Without `bare`, a mixed code still needs its cue.
     assert_eq!(value(&r, &x.extract("stock of ab-1234"), "sku"), None);
+    // A shape's literal letters count: every `SH-999999` code mixes.
+    assert_eq!(value(&r, &x.extract("Where is SH-107919?"), "shipment"), Some(text("SH-107919")));
+    assert_eq!(value(&r, &x.extract("where is sh-107919"), "shipment"), Some(text("SH-107919")));
 }
 
 #[test]
@@ -659,4 +667,100 @@ naics = { kind = "naics" }
     assert_eq!(found.value(ParamKind::Naics), Some(&text("541512")));
     // The built-in agency dictionary no longer answers for the kind.
     assert_eq!(x.extract("Army spend").value(ParamKind::Agency), None);
+}
+
+/// The test registry with the data's date (`as_of`), and without its duration kind when
+/// `durations` is false.
+fn with_as_of(durations: bool) -> (Registry, Extractor) {
+    let mut text = REGISTRY.replace(
+        "allowed_schemas = [\"shop\"]",
+        "allowed_schemas = [\"shop\"]\nas_of = { plane = \"shop\", sql = \"SELECT s.as_of FROM shop.snapshot AS s\" }",
+    );
+    if !durations {
+        text = text
+            .replace("[kinds.window_days]\ntype = \"duration\"\nunit = \"day\"\n", "")
+            .replace("window_days = { kind = \"window_days\" }\n", "");
+    }
+    let registry = Registry::from_toml(&text, "test.toml").expect("the test registry loads");
+    let extractor = Extractor::new(&registry);
+    (registry, extractor)
+}
+
+#[test]
+fn relative_periods_are_read_when_the_registry_has_the_data_date() {
+    let (r, x) = with_as_of(true);
+    for (question, expected) in [
+        ("Which carrier did we pay the most last year?", range("@Y-12m", "@Y")),
+        ("sales this year", range("@Y", "@D+1d")),
+        ("sales year to date", range("@Y", "@D+1d")),
+        ("YTD sales", range("@Y", "@D+1d")),
+        ("returns last quarter", range("@Q-3m", "@Q")),
+        ("returns previous month", range("@M-1m", "@M")),
+        ("sales this quarter", range("@Q", "@D+1d")),
+    ] {
+        assert_eq!(value(&r, &x.extract(question), "period"), Some(expected), "{question}");
+        // A calendar period is not read as a length.
+        assert_eq!(value(&r, &x.extract(question), "window_days"), None, "{question}");
+    }
+    // "The past 6 months" is a duration's words when the registry has a duration kind...
+    let found = x.extract("sales in the past 6 months");
+    assert_eq!(value(&r, &found, "period"), None);
+    assert_eq!(value(&r, &found, "window_days"), Some(Value::Int(180)));
+    // ...and a period when it has none.
+    let (r, x) = with_as_of(false);
+    for (question, expected) in [
+        ("sales in the past 6 months", range("@D+1d-6m", "@D+1d")),
+        ("sales over the last 2 years", range("@D+1d-24m", "@D+1d")),
+        ("tickets in the past 14 days", range("@D+1d-14d", "@D+1d")),
+        ("last year", range("@Y-12m", "@Y")),
+    ] {
+        assert_eq!(value(&r, &x.extract(question), "period"), Some(expected), "{question}");
+    }
+    // Fixed periods are read as before; "the last quarter of 2024" is that quarter.
+    assert_eq!(
+        value(&r, &x.extract("sales in the last quarter of 2024"), "period"),
+        Some(range("2024-10-01", "2025-01-01"))
+    );
+    // Without the data's date, a relative period is not read at all.
+    let (r, x) = extractor();
+    assert_eq!(value(&r, &x.extract("sales last year"), "period"), None);
+}
+
+#[test]
+fn ordinary_words_written_in_capitals_match_only_in_capitals() {
+    let hubs = |case: &str| {
+        let text = REGISTRY.replace(
+            "[kinds.tier]",
+            &format!(
+                "[kinds.hub]\ntype = \"dictionary\"\n{case}values = [{{ value = \"SEA\", aliases = \
+                 [\"Seattle\"] }}, {{ value = \"DEN\" }}, {{ value = \"LAX\" }}, {{ value = \"ORD\" \
+                 }}, {{ value = \"=ATL\" }}]\n\n[kinds.tier]"
+            ),
+        );
+        let registry = Registry::from_toml(&text, "test.toml").expect("the test registry loads");
+        let extractor = Extractor::new(&registry);
+        (registry, extractor)
+    };
+    let (r, x) = hubs("");
+    for (question, expected) in [
+        ("volume by sea in 2024", None),
+        ("shipments out of the den", None),
+        ("lax rules on returns", None),
+        ("volume out of SEA", Some(text("SEA"))),
+        ("volume out of seattle", Some(text("SEA"))),
+        ("volume out of LAX", Some(text("LAX"))),
+        // A code that is no English word matches in any case, as before.
+        ("volume out of ord", Some(text("ORD"))),
+        // A value takes the markers an alias takes: `=ATL` is upper case only, value `ATL`.
+        ("volume out of ATL", Some(text("ATL"))),
+        ("volume out of atl", None),
+        // Inside quotes any case matches.
+        ("volume out of 'sea'", Some(text("SEA"))),
+    ] {
+        assert_eq!(value(&r, &x.extract(question), "hub"), expected, "{question}");
+    }
+    // `case = "any"` says otherwise.
+    let (r, x) = hubs("case = \"any\"\n");
+    assert_eq!(value(&r, &x.extract("volume by sea"), "hub"), Some(text("SEA")));
+    assert_eq!(value(&r, &x.extract("volume out of atl"), "hub"), None);
 }

@@ -1,0 +1,96 @@
+//! Every value a question gives is either bound by a planned node or named in the plan report
+//! as not applied, with why: across every labelled corpus under `fixtures/` (the reference
+//! registry's and each example domain's), for every question planned to run.
+
+use std::path::{Path, PathBuf};
+
+use planner_engine::{Planner, Route, parse_corpus, plan_report};
+use planner_registry::Registry;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+fn domain_registry(dir: &Path) -> Registry {
+    let text = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
+    let files = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| e.to_string());
+    Registry::from_toml_with(&text, &dir.join("registry.toml").display().to_string(), &files)
+        .unwrap()
+}
+
+fn corpora(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_extracted_value_is_bound_or_named_in_every_labelled_corpus() {
+    let mut sets: Vec<(Registry, Vec<PathBuf>)> =
+        vec![(planner_registry::reference::registry().unwrap(), corpora(&fixtures().join("eval")))];
+    let mut domains: Vec<PathBuf> = std::fs::read_dir(fixtures().join("domains"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.join("registry.toml").exists() && path.join("eval").is_dir())
+        .collect();
+    domains.sort();
+    for dir in &domains {
+        sets.push((domain_registry(dir), corpora(&dir.join("eval"))));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let (mut questions, mut values, mut named) = (0, 0, 0);
+    let mut corpus_count = 0;
+    for (registry, files) in sets {
+        let planner = Planner::new(registry, None, 1);
+        for file in files {
+            corpus_count += 1;
+            let items = parse_corpus(&std::fs::read_to_string(&file).unwrap()).unwrap();
+            for item in items {
+                let Ok(report) =
+                    runtime.block_on(plan_report(&planner, &item.question, &item.scopes))
+                else {
+                    continue;
+                };
+                if !matches!(report.route, Route::Single | Route::Plan) {
+                    continue;
+                }
+                questions += 1;
+                for param in &report.params {
+                    values += 1;
+                    let words = item.question.get(param.span[0]..param.span[1]).unwrap();
+                    let bound = report
+                        .plan
+                        .nodes
+                        .iter()
+                        .any(|node| node.args.get(&param.param) == Some(&param.value));
+                    let is_named = report
+                        .unapplied
+                        .iter()
+                        .any(|line| line.starts_with(&format!("\"{}\"", words.trim())));
+                    named += usize::from(is_named);
+                    assert!(
+                        bound || is_named,
+                        "{} {}: {:?} gives {} = {:?} ({words:?}), which no node binds and the \
+                         report does not name: {:?}",
+                        file.display(),
+                        item.id,
+                        item.question,
+                        param.param,
+                        param.value,
+                        report.unapplied
+                    );
+                }
+            }
+        }
+    }
+    // Every corpus was read, and some values are named.
+    assert!(corpus_count >= 40, "{corpus_count} corpora");
+    assert!(questions > 2500 && values > questions && named > 0, "{questions} {values} {named}");
+    eprintln!(
+        "{corpus_count} corpora, {questions} questions planned to run, {values} values, {named} named as not applied"
+    );
+}
