@@ -1,5 +1,8 @@
 //! The planning path (screen, extract, lexical proposal, validation, binding) per question over
-//! the development corpus: the work `planner plan` and every answer do before any SQL runs; and,
+//! the development corpus: the work `planner plan` and every answer do before any SQL runs; the
+//! screen alone over the same questions (`engine/screen_dev_corpus_*`, extraction done before);
+//! parsing the knowledge file the screen reads (`engine/knowledge_load`, paid once at start-up);
+//! and,
 //! when DATABASE_URL is set, whole answers in process (`engine/answer_*`: plan, guarded SQL,
 //! narration, gate, checkpoint and audit) on the demo dataset at scale 1, in a database of its
 //! own (`planner_bench_answers`, created, migrated and seeded on first use).
@@ -32,6 +35,21 @@ fn planning(c: &mut Criterion) {
         b.iter(|| {
             runtime.block_on(plan_report(&planner, std::hint::black_box(compound), &scopes)).ok()
         });
+    });
+    // The screen alone: the extraction it reads is made before timing.
+    let extracted: Vec<_> = items
+        .iter()
+        .map(|item| (item.question.as_str(), planner.extractor().extract(&item.question)))
+        .collect();
+    group.bench_function(format!("screen_dev_corpus_{}_questions", items.len()), |b| {
+        b.iter(|| {
+            for (question, extraction) in &extracted {
+                std::hint::black_box(planner.screen().check(question, extraction));
+            }
+        });
+    });
+    group.bench_function("knowledge_load", |b| {
+        b.iter(|| std::hint::black_box(planner_knowledge::Knowledge::load().len()));
     });
     group.finish();
 }

@@ -32,6 +32,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+/// Where Debian's `wordnet-base` installs WordNet 3.0.
+pub(crate) const WORDNET: &str = "/usr/share/wordnet";
+
 /// The committed file, from the project root.
 pub(crate) const OUTPUT: &str = "crates/planner-knowledge/data/english.txt";
 
@@ -84,7 +87,7 @@ struct Synset {
 }
 
 pub(crate) fn run(root: &Path, args: &[String]) -> anyhow::Result<()> {
-    let mut dir = PathBuf::from("/usr/share/wordnet");
+    let mut dir = PathBuf::from(WORDNET);
     let mut check = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {

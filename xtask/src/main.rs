@@ -1,7 +1,7 @@
 //! Project automation, driven by `cargo xtask <command>`:
 //!
 //! - `ci`: exactly what CI runs, in order: fmt --check, clippy -D warnings on all targets, tidy,
-//!   the real-model check with the prebuilt server (not run, saying why, on a CPU it cannot run
+//!   `knowledge --check`, the real-model check with the prebuilt server (not run, saying why, on a CPU it cannot run
 //!   on), then `test`;
 //! - `test [--deep]`: builds the tests, provisions what they need (with a Docker engine: the
 //!   images `planner-postgres:15` and `planner:latest`, built here when missing, so
@@ -102,6 +102,15 @@ fn ci(sh: &Shell) -> anyhow::Result<()> {
             .map_err(Into::into)
     })?;
     step("tidy", || tidy::run(sh))?;
+    // The knowledge file is what its generator makes of WordNet (Debian's wordnet-base, which
+    // `.ci/run` installs); without WordNet it is not checked, saying why (CI fails instead).
+    let wordnet = Path::new(knowledge::WORDNET);
+    if wordnet.join("data.noun").is_file() {
+        step("knowledge", || knowledge::run(&project_root(), &["--check".to_owned()]))?;
+    } else {
+        let reason = format!("no WordNet in {} (apt-get install wordnet-base)", wordnet.display());
+        plan.exclude("knowledge --check (the generated knowledge file)", None, reason, true)?;
+    }
     // About a minute with the prebuilt server; not run, saying why, where it cannot run.
     if let Some(reason) =
         step("llm-check", || llm_check::run(sh, llm_check::ServerSource::PrebuiltOnly))?

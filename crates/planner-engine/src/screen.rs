@@ -637,9 +637,12 @@ impl Screen {
                 let known = |compound: &str| {
                     self.knowledge.noun(compound).is_some_and(|it| it.usually_noun())
                 };
+                if !hyphen {
+                    return None;
+                }
                 [format!("{previous}{word}"), format!("{previous} {word}")]
                     .into_iter()
-                    .find(|compound| hyphen && known(compound))
+                    .find(|compound| known(compound))
             })
             .collect();
         self.verdict(&words, &named, &acronyms, &compounds, &hits(&words))
@@ -684,7 +687,7 @@ impl Screen {
     /// real sense of someone at work (a "bus operator", a "support agent", a "dispatcher"), or
     /// an unknown plural, unless the registry ranks it (the reference registry's incumbents) or
     /// declares it people whose ranking is its business (retail's customers).
-    fn ranks_workers(&self, word: &str, acronym: bool) -> bool {
+    fn ranks_workers(&self, word: &str, role: Role, acronym: bool) -> bool {
         if self.workers.contains(word) {
             return true;
         }
@@ -696,7 +699,7 @@ impl Screen {
         {
             return false;
         }
-        self.role(word) == Role::Worker
+        role == Role::Worker
             || self
                 .knowledge
                 .noun(word)
@@ -926,7 +929,7 @@ impl<'a> Reading<'a> {
                     && !modifier(at)
                     && (people[at] || role(at) != Role::Person)
                     && !matches!(compounds.get(at + 1), Some(Some(_)))
-                    && screen.ranks_workers(lexeme(at), acronyms[at])
+                    && screen.ranks_workers(lexeme(at), roles[at], acronyms[at])
             })
             .collect();
         Reading {
@@ -1226,9 +1229,8 @@ impl<'a> Reading<'a> {
         }
         let medical = |at: usize| {
             let single = self.knowledge().noun(words[at]);
-            let pair = words
-                .get(at + 1)
-                .and_then(|next| self.knowledge().noun(&format!("{} {next}", words[at])));
+            let pair =
+                words.get(at + 1).and_then(|next| self.knowledge().noun_pair(words[at], next));
             pair.or(single).is_some_and(|noun| noun.is_medical() && noun.usually_noun())
         };
         let medical = (0..words.len())

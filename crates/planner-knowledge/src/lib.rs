@@ -384,13 +384,7 @@ pub struct Knowledge {
     inflections: HashMap<&'static str, &'static str>,
 }
 
-static ENGLISH_KNOWLEDGE: LazyLock<Knowledge> = LazyLock::new(|| {
-    let mut knowledge = Knowledge::parse(ENGLISH);
-    // The supplement holds lemma lines only.
-    let inflections = knowledge.add_lemmas(SUPPLEMENT).count();
-    debug_assert_eq!(inflections, 0);
-    knowledge
-});
+static ENGLISH_KNOWLEDGE: LazyLock<Knowledge> = LazyLock::new(Knowledge::load);
 
 /// Detachment rules of WordNet's morphology (`morphy`) for nouns, then verbs, then adjectives;
 /// the first [`NOUN_RULES`] are the nouns'.
@@ -422,6 +416,16 @@ impl Knowledge {
     /// The English knowledge compiled into this binary, parsed on first use.
     pub fn english() -> &'static Knowledge {
         &ENGLISH_KNOWLEDGE
+    }
+
+    /// Parses the compiled knowledge anew: what [`Knowledge::english`] does once (the start-up
+    /// cost a benchmark measures).
+    pub fn load() -> Knowledge {
+        let mut knowledge = Knowledge::parse(ENGLISH);
+        // The supplement holds lemma lines only.
+        let inflections = knowledge.add_lemmas(SUPPLEMENT).count();
+        debug_assert_eq!(inflections, 0);
+        knowledge
     }
 
     fn parse(text: &'static str) -> Knowledge {
@@ -500,6 +504,18 @@ impl Knowledge {
         }
     }
 
+    /// The noun of two words, "first second" (a lemma such as "heart disease"), its last word
+    /// read as [`Knowledge::noun`] reads it; spelled on the stack.
+    pub fn noun_pair(&self, first: &str, second: &str) -> Option<Word<'_>> {
+        let mut buffer = [0u8; 96];
+        let length = first.len() + 1 + second.len();
+        let spelled = buffer.get_mut(..length)?;
+        spelled[..first.len()].copy_from_slice(first.as_bytes());
+        spelled[first.len()] = b' ';
+        spelled[first.len() + 1..].copy_from_slice(second.as_bytes());
+        self.noun(std::str::from_utf8(spelled).ok()?)
+    }
+
     /// The word's base form as a verb, by every reading: "owned" is an adjective lemma of its
     /// own and a form of the verb "own".
     pub fn verb(&self, lower: &str) -> Option<Word<'_>> {
@@ -512,7 +528,8 @@ impl Knowledge {
         self.by_rules(lower, SUFFIXES).next()
     }
 
-    /// Every base form `rules` give that WordNet lists, in rule order.
+    /// Every base form `rules` give that WordNet lists, in rule order. The candidate is spelled
+    /// in a buffer on the stack: a look-up allocates nothing (the screen calls this per word).
     fn by_rules<'k, 'w>(
         &'k self,
         lower: &'w str,
@@ -520,7 +537,12 @@ impl Knowledge {
     ) -> impl Iterator<Item = Word<'k>> + use<'k, 'w> {
         rules.iter().filter_map(move |&(suffix, replacement)| {
             let stem = lower.strip_suffix(suffix).filter(|it| it.len() >= 2)?;
-            self.entry(&format!("{stem}{replacement}"))
+            let mut buffer = [0u8; 64];
+            let length = stem.len() + replacement.len();
+            let spelled = buffer.get_mut(..length)?;
+            spelled[..stem.len()].copy_from_slice(stem.as_bytes());
+            spelled[stem.len()..].copy_from_slice(replacement.as_bytes());
+            self.entry(std::str::from_utf8(spelled).ok()?)
         })
     }
 

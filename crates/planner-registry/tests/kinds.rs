@@ -398,6 +398,7 @@ fn a_select_whose_columns_differ_from_columns_is_reported() {
         .unwrap();
     let function = load(&registry("SELECT o.region, sum(o.qty) FROM shop.orders AS o"));
     assert!(function.unwrap_err().contains("column 2 is named `sum`"));
+}
 
 #[test]
 fn fan_out_relative_periods_and_case_are_checked() {
