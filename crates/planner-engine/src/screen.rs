@@ -984,6 +984,14 @@ impl<'a> Reading<'a> {
         {
             head += 1;
         }
+        // The head is a noun: the run's last word that can be one ("which cashier sold": not
+        // "sold").
+        while head > start
+            && self.roles[head] == Role::Other
+            && self.knowledge().word(self.words[head]).is_some_and(|it| !it.is_noun())
+        {
+            head -= 1;
+        }
         Some(head)
     }
 

@@ -673,9 +673,9 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             &["resolution_times"],
         ),
         ("helpdesk", "Who has PH-40016 at the moment?", "single", &["asset_info"]),
-        // A ranking of staff no intent names is no ranking an intent makes.
-        ("retail", "Which cashier sold the most in 2024?", "unplannable", &[]),
-        ("helpdesk", "Which technician resolved the most tickets in 2025?", "unplannable", &[]),
+        // Picking out a worker by a measure is refused, whatever the trade (invariant 5).
+        ("retail", "Which cashier sold the most in 2024?", "refused", &[]),
+        ("helpdesk", "Which technician resolved the most tickets in 2025?", "refused", &[]),
         // What "we still have" is stock.
         (
             "retail",
