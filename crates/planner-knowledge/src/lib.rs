@@ -15,10 +15,20 @@
 //! `professional`, `operator`...). A hand list of nouns knows only the trades its authors
 //! thought of; this file knows every trade WordNet does.
 //!
+//! The table is a std `HashMap` keyed by `&'static str` with foldhash's hasher, not SipHash: the
+//! screen looks up every word of every question a few times, and for words of a few bytes the
+//! hash is most of the look-up (`engine/screen_dev_corpus` measures it). No key comes from an
+//! attacker-chosen set that could be made to collide: the keys are the compiled file's.
+//!
 //! **Architecture invariant:** this crate does no I/O and depends on no other workspace crate;
 //! the screen (planner-engine) and the registry check read it, and nothing here knows a domain.
 
 use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
+
+/// The look-up table's map: a fixed hasher, so look-ups are the same on every run.
+type Map<K, V> = HashMap<K, V, FixedState>;
 use std::sync::LazyLock;
 
 /// The generated file (see the crate docs).
@@ -378,10 +388,10 @@ struct Entry {
 /// The knowledge file, parsed.
 #[derive(Debug)]
 pub struct Knowledge {
-    entries: HashMap<&'static str, Entry>,
+    entries: Map<&'static str, Entry>,
     senses: Vec<Sense>,
     /// Irregular forms → their base (WordNet's exception lists, every part of speech).
-    inflections: HashMap<&'static str, &'static str>,
+    inflections: Map<&'static str, &'static str>,
 }
 
 static ENGLISH_KNOWLEDGE: LazyLock<Knowledge> = LazyLock::new(Knowledge::load);
@@ -430,9 +440,9 @@ impl Knowledge {
 
     fn parse(text: &'static str) -> Knowledge {
         let mut knowledge = Knowledge {
-            entries: HashMap::with_capacity(160_000),
+            entries: Map::with_capacity_and_hasher(160_000, FixedState::default()),
             senses: Vec::with_capacity(160_000),
-            inflections: HashMap::new(),
+            inflections: Map::with_capacity_and_hasher(8_000, FixedState::default()),
         };
         let rest: Vec<&'static str> = knowledge.add_lemmas(text).collect();
         for line in rest {
