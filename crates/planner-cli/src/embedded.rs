@@ -122,11 +122,13 @@ impl Database {
             })
         };
         if let Some(url) = url {
+            planner_exec::tls::check_url(url).context("DATABASE_URL")?;
             let given = options().connect(url).await.context("cannot connect to DATABASE_URL")?;
             let privileges = planner_exec::login_privileges(&given).await?;
             if privileges.is_least_privilege() {
                 let owner = match std::env::var(OWNER_URL_VAR).ok().filter(|it| !it.is_empty()) {
                     Some(owner_url) => {
+                        planner_exec::tls::check_url(&owner_url).context(OWNER_URL_VAR)?;
                         let owner = PgPoolOptions::new()
                             .max_connections(2)
                             .connect(&owner_url)

@@ -251,6 +251,14 @@ impl PgTls {
     }
 }
 
+/// Checks a URL's TLS settings before anything connects with it: a bad `sslmode`, or an
+/// `sslrootcert` that cannot be read or holds no certificate, is an error naming it (sqlx would
+/// report only the I/O error, without the file).
+pub fn check_url(url: &str) -> Result<(), TlsError> {
+    let (tls, _) = PgTls::split_url(url)?;
+    tls.client_config().map(|_| ())
+}
+
 /// What a failed connection's error says about the server's certificate, as advice for the
 /// user; `None` when the failure is not a certificate's.
 pub fn certificate_advice(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
@@ -498,6 +506,14 @@ mod tests {
         let err = tls.client_config().unwrap_err();
         assert!(err.to_string().contains("holds no PEM certificate"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn check_url_names_the_root_certificate_it_cannot_read() {
+        let err = check_url("postgres://db/p?sslmode=verify-full&sslrootcert=/nonexistent/x.pem")
+            .unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/x.pem"), "{err}");
+        check_url("postgres://db/p?sslmode=require").unwrap();
     }
 
     #[test]
