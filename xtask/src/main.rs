@@ -188,10 +188,8 @@ const FIPS_TESTS: &str = "package(planner-crypto) | binary(tls) | (package(plann
 /// runs [`FIPS_TESTS`] with it. Before the whole suite: the default build's binary is linked
 /// again by the suite's build, and CI reads the last runner's summary.
 fn fips(sh: &Shell) -> anyhow::Result<()> {
-    for tool in ["go", "cmake"] {
-        if cmd!(sh, "{tool} version").quiet().ignore_stdout().ignore_stderr().run().is_err()
-            && cmd!(sh, "{tool} --version").quiet().ignore_stdout().ignore_stderr().run().is_err()
-        {
+    for (tool, arg) in [("go", "version"), ("cmake", "--version")] {
+        if cmd!(sh, "{tool} {arg}").quiet().ignore_stdout().ignore_stderr().run().is_err() {
             bail!(
                 "the `fips` build needs {tool} (Debian: apt-get install golang-go cmake; .ci/run \
                  installs them)"
@@ -199,7 +197,8 @@ fn fips(sh: &Shell) -> anyhow::Result<()> {
         }
     }
     let packages = ["planner-crypto", "planner-exec", "planner-infer", "planner-cli"];
-    let packages: Vec<String> = packages.iter().flat_map(|it| ["-p".to_owned(), (*it).to_owned()]).collect();
+    let packages: Vec<String> =
+        packages.iter().flat_map(|it| ["-p".to_owned(), (*it).to_owned()]).collect();
     let started = Instant::now();
     cmd!(sh, "cargo nextest run --locked {packages...} --features planner-cli/fips --no-run")
         .run()?;

@@ -42,7 +42,13 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     (
         "planner-server",
         "L4",
-        &["planner-acquire", "planner-crypto", "planner-engine", "planner-exec", "planner-registry"],
+        &[
+            "planner-acquire",
+            "planner-crypto",
+            "planner-engine",
+            "planner-exec",
+            "planner-registry",
+        ],
     ),
     (
         "planner-cli",
@@ -247,7 +253,8 @@ mod tests {
 
     #[test]
     fn crate_names_are_read_from_the_tree() {
-        let tree = "planner-cli v0.0.0 (/w/crates/planner-cli)\nring v0.17.14\nrustls v0.23.46 (*)\n";
+        let tree =
+            "planner-cli v0.0.0 (/w/crates/planner-cli)\nring v0.17.14\nrustls v0.23.46 (*)\n";
         let names = crate_names(tree);
         assert!(names.contains("ring") && names.contains("rustls"), "{names:?}");
         assert!(!names.contains("v0.17.14"));

@@ -179,7 +179,8 @@ impl Database {
         if first_use {
             eprintln!("planner: creating the embedded database in {}", dir.display());
         }
-        let config = ClusterConfig { bin_dir, dir: Some(dir.clone()), fast_unsafe: false, tls: None };
+        let config =
+            ClusterConfig { bin_dir, dir: Some(dir.clone()), fast_unsafe: false, tls: None };
         let cluster = tokio::task::spawn_blocking(move || Cluster::start(&config)).await??;
         ensure_database(&cluster.url("postgres"), "planner").await?;
         let owner = PgPoolOptions::new()

@@ -27,8 +27,14 @@
 //!   reporting answers per second, latency percentiles and errors beside the raw-SQL baseline of
 //!   the same statements (see the `bench` module).
 //!
+//! - `planner version [--json]` (and `planner --version`): the version and the cryptographic
+//!   module (FIPS or not, its name and version, whether its self test passed).
+//!
 //! With no `--registry`, the reference registry (fixtures/registry/capture.toml) built into the
-//! binary is used.
+//! binary is used. Before anything else the binary checks its cryptographic module
+//! (`planner_crypto::init`): a build with the `fips` feature that cannot enter FIPS mode does not
+//! start. Database URLs honour `sslmode` and `sslrootcert` (`planner_exec::tls`), and a refused
+//! server certificate is reported with a hint.
 
 mod acquire;
 mod admin;
@@ -383,11 +389,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if json {
                 println!("{}", serde_json::to_string(&report)?);
             } else {
-                println!(
-                    "planner {} ({})",
-                    report.version,
-                    planner_crypto::module().summary()
-                );
+                println!("planner {} ({})", report.version, planner_crypto::module().summary());
             }
             Ok(ExitCode::SUCCESS)
         }

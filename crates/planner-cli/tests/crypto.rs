@@ -102,7 +102,10 @@ fn verify_full_serves_keys_and_a_wrong_ca_or_host_name_fails_closed() {
     let output = planner(&["db", "status"], Some(&url("localhost", "verify-full", &other_ca)));
     assert!(!output.status.success(), "{output:?}");
     let stderr = text(&output.stderr);
-    assert!(stderr.contains("hint: the server's certificate is not signed by a CA in sslrootcert"), "{stderr}");
+    assert!(
+        stderr.contains("hint: the server's certificate is not signed by a CA in sslrootcert"),
+        "{stderr}"
+    );
     assert!(text(&output.stdout).is_empty(), "{output:?}");
 
     // A host the certificate does not name: refused by verify-full, served by verify-ca.

@@ -298,9 +298,7 @@ impl Cluster {
                         .map_err(|err| Error::io(&path, err))?;
                 }
             }
-            conf.push_str(
-                "ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n",
-            );
+            conf.push_str("ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n");
             let hba = data.join("pg_hba.conf");
             fs::write(&hba, HBA_TLS).map_err(|err| Error::io(&hba, err))?;
         }

@@ -30,7 +30,9 @@ use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::pki_types::pem::PemObject as _;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_postgres::tls::{ChannelBinding, TlsConnect};
 
@@ -80,9 +82,7 @@ impl SslMode {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TlsError {
     /// An `sslmode` this client does not know.
-    #[error(
-        "sslmode={0} is not supported: use disable, prefer, require, verify-ca or verify-full"
-    )]
+    #[error("sslmode={0} is not supported: use disable, prefer, require, verify-ca or verify-full")]
     Mode(String),
     /// The root certificate file cannot be read or holds no certificate.
     #[error("sslrootcert {path}: {reason}")]
@@ -153,11 +153,8 @@ impl PgTls {
             },
         };
         let root_cert = root_cert.or_else(|| env("PGSSLROOTCERT").map(PathBuf::from));
-        let rest = if kept.is_empty() {
-            base.to_owned()
-        } else {
-            format!("{base}?{}", kept.join("&"))
-        };
+        let rest =
+            if kept.is_empty() { base.to_owned() } else { format!("{base}?{}", kept.join("&")) };
         Ok((PgTls { mode, root_cert }, rest))
     }
 
@@ -213,9 +210,9 @@ impl PgTls {
                 let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider)
                     .build()
                     .map_err(|err| TlsError::RootCert {
-                        path: self.root_path(),
-                        reason: err.to_string(),
-                    })?;
+                    path: self.root_path(),
+                    reason: err.to_string(),
+                })?;
                 if self.mode == SslMode::VerifyFull {
                     let full: Arc<dyn ServerCertVerifier> = webpki;
                     full
@@ -230,7 +227,11 @@ impl PgTls {
     }
 
     fn root_path(&self) -> String {
-        self.root_cert.as_deref().map(Path::display).map(|path| path.to_string()).unwrap_or_default()
+        self.root_cert
+            .as_deref()
+            .map(Path::display)
+            .map(|path| path.to_string())
+            .unwrap_or_default()
     }
 
     fn roots(&self) -> Result<RootCertStore, TlsError> {
@@ -468,7 +469,10 @@ mod tests {
         assert_eq!(tls.root_cert.as_deref(), Some(Path::new("/tmp/ca.pem")));
         assert_eq!(rest, "postgres://u:p@db:5432/planner?application_name=x");
         let (tls, rest) = split("postgres://db/planner").unwrap();
-        assert_eq!((tls.mode, tls.root_cert, rest.as_str()), (SslMode::Prefer, None, "postgres://db/planner"));
+        assert_eq!(
+            (tls.mode, tls.root_cert, rest.as_str()),
+            (SslMode::Prefer, None, "postgres://db/planner")
+        );
     }
 
     #[test]
@@ -495,7 +499,8 @@ mod tests {
 
     #[test]
     fn a_missing_or_empty_root_certificate_fails_at_start() {
-        let tls = PgTls { mode: SslMode::VerifyFull, root_cert: Some("/nonexistent/ca.pem".into()) };
+        let tls =
+            PgTls { mode: SslMode::VerifyFull, root_cert: Some("/nonexistent/ca.pem".into()) };
         let err = tls.client_config().unwrap_err();
         assert!(err.to_string().starts_with("sslrootcert /nonexistent/ca.pem: "), "{err}");
         let dir = std::env::temp_dir().join(format!("planner-tls-{}", std::process::id()));
@@ -522,6 +527,8 @@ mod tests {
             let tls = PgTls { mode, root_cert: None };
             assert!(tls.client_config().unwrap().is_some(), "{}", mode.as_str());
         }
-        assert!(PgTls { mode: SslMode::Disable, root_cert: None }.client_config().unwrap().is_none());
+        assert!(
+            PgTls { mode: SslMode::Disable, root_cert: None }.client_config().unwrap().is_none()
+        );
     }
 }

@@ -27,10 +27,8 @@ fn pki() -> TestPki {
     let ca = ca("planner test CA");
     // The certificate names `localhost` only: 127.0.0.1 is a host it does not name.
     let key = KeyPair::generate().unwrap();
-    let cert = CertificateParams::new(vec!["localhost".to_owned()])
-        .unwrap()
-        .signed_by(&key, &ca)
-        .unwrap();
+    let cert =
+        CertificateParams::new(vec!["localhost".to_owned()]).unwrap().signed_by(&key, &ca).unwrap();
     TestPki {
         ca_pem: ca.pem(),
         server: ServerTls { cert_pem: cert.pem(), key_pem: key.serialize_pem() },
@@ -48,8 +46,7 @@ impl Fixture {
         let bin_dir =
             find_bin_dir(std::env::var("PATH").ok().as_deref(), Path::new("/usr/lib/postgresql"))
                 .expect("PostgreSQL server binaries (Debian: postgresql-15) start the TLS server");
-        let config =
-            ClusterConfig { bin_dir, dir: None, fast_unsafe: true, tls: Some(pki.server) };
+        let config = ClusterConfig { bin_dir, dir: None, fast_unsafe: true, tls: Some(pki.server) };
         let cluster =
             tokio::task::spawn_blocking(move || Cluster::start(&config)).await.unwrap().unwrap();
         let dir = tempfile::tempdir().unwrap();
@@ -145,9 +142,11 @@ async fn require_and_prefer_encrypt_and_disable_is_refused_by_a_tls_only_server(
 
 #[tokio::test]
 async fn settings_that_cannot_be_served_fail_before_connecting() {
-    let err = wire_check("postgres://u:p@localhost:1/db?sslmode=verify-full&sslrootcert=/nonexistent.pem")
-        .await
-        .unwrap_err();
+    let err = wire_check(
+        "postgres://u:p@localhost:1/db?sslmode=verify-full&sslrootcert=/nonexistent.pem",
+    )
+    .await
+    .unwrap_err();
     assert!(matches!(err, Error::Tls(_)), "{err:?}");
     assert!(err.to_string().contains("sslrootcert /nonexistent.pem"), "{err}");
     let err = wire_check("postgres://u:p@localhost:1/db?sslmode=sometimes").await.unwrap_err();
