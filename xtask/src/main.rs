@@ -200,8 +200,8 @@ fn fips(sh: &Shell) -> anyhow::Result<()> {
     let packages: Vec<String> =
         packages.iter().flat_map(|it| ["-p".to_owned(), (*it).to_owned()]).collect();
     let started = Instant::now();
-    cmd!(sh, "cargo nextest run --locked {packages...} --features planner-cli/fips --no-run")
-        .run()?;
+    let build = packages.clone();
+    cmd!(sh, "cargo nextest run --locked {build...} --features planner-cli/fips --no-run").run()?;
     eprintln!("xtask: the fips build took {:.1} s", started.elapsed().as_secs_f64());
     cmd!(
         sh,
