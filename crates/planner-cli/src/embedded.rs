@@ -256,8 +256,7 @@ pub(crate) fn replica_pool(
         None => url.to_owned(),
     };
     let size = primary.get_max_connections() as usize;
-    planner_exec::WirePool::from_url(&url, size)
-        .context("--read-url (PLANNER_READ_URL)")
+    planner_exec::WirePool::from_url(&url, size).context("--read-url (PLANNER_READ_URL)")
 }
 
 /// The embedded cluster's runtime password, generated on first use and kept 0600 beside the
