@@ -6,7 +6,9 @@
 //! - `test [--deep]`: builds the tests, provisions what they need (with a Docker engine: the
 //!   images `planner-postgres:15` and `planner:latest`, built here when missing, so
 //!   testcontainers serves the database and the fault and scale-out tests run), starts one
-//!   PostgreSQL, runs the doc tests, then every test under nextest; `--deep` raises
+//!   PostgreSQL, runs the doc tests (`ci` then builds the `fips` feature and runs the crypto,
+//!   key and TLS tests on it: AWS-LC's FIPS module, which needs Go and CMake), then every test
+//!   under nextest; `--deep` raises
 //!   PROPTEST_CASES to 2048. A test whose prerequisite is missing is excluded up front and
 //!   listed with its reason in the last lines, never counted as passed (see `prereq`). Each
 //!   step prints its name and duration;
@@ -64,7 +66,7 @@ fn main() -> anyhow::Result<()> {
         "ci" => ci(&sh),
         "test" => {
             let deep = rest.iter().any(|it| it == "--deep");
-            test(&sh, if deep { Some("2048") } else { None }, prereq::Plan::default())
+            test(&sh, if deep { Some("2048") } else { None }, prereq::Plan::default(), false)
         }
         "tidy" => tidy::run(&sh),
         "llm-check" => llm_check::run(&sh, llm_check::ServerSource::AnyBuild).map(drop),
@@ -119,7 +121,7 @@ fn ci(sh: &Shell) -> anyhow::Result<()> {
         // be; building the server from source there takes 40 minutes (`cargo xtask llm-check`).
         plan.exclude("llm-check (the real local model)", None, reason, false)?;
     }
-    test(sh, None, plan)
+    test(sh, None, plan, true)
 }
 
 /// Runs one step of `ci`/`test`, printing its name before and its duration after.
@@ -132,7 +134,13 @@ fn step<T>(name: &str, run: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Resul
     result
 }
 
-fn test(sh: &Shell, proptest_cases: Option<&str>, mut plan: prereq::Plan) -> anyhow::Result<()> {
+/// `with_fips`: also build the `fips` feature and run [`FIPS_TESTS`] on it (`ci` does).
+fn test(
+    sh: &Shell,
+    proptest_cases: Option<&str>,
+    mut plan: prereq::Plan,
+    with_fips: bool,
+) -> anyhow::Result<()> {
     let runtime = runtime()?;
     // Build first, so that the database is not kept waiting on the compiler.
     step("build the tests", || {
@@ -163,6 +171,9 @@ fn test(sh: &Shell, proptest_cases: Option<&str>, mut plan: prereq::Plan) -> any
         step("doc tests", || {
             cmd!(sh, "cargo test --workspace --locked --doc").run().map_err(Into::into)
         })?;
+        if with_fips {
+            step("fips", || fips(sh))?;
+        }
         let filter: Vec<String> =
             plan.nextest_filter().map(|it| vec!["-E".to_owned(), it]).unwrap_or_default();
         step("nextest", || {
@@ -177,6 +188,40 @@ fn test(sh: &Shell, proptest_cases: Option<&str>, mut plan: prereq::Plan) -> any
     eprint!("{plan}");
     result?;
     stopped.context("stopping the test PostgreSQL")?;
+    Ok(())
+}
+
+/// The tests that `fips` builds run on AWS-LC's FIPS module: the module's own, API key hashing
+/// (and the keys stored in PostgreSQL), TLS to PostgreSQL on both paths, the model client's TLS
+/// provider, and `planner version --json` and TLS from the `planner` binary.
+const FIPS_TESTS: &str = "package(planner-crypto) | binary(tls) | (package(planner-exec) & \
+                          test(/keys/)) | test(the_client_speaks_tls_on_the_modules_provider) \
+                          | binary(crypto)";
+
+/// Builds the `planner` binary with the `fips` feature (AWS-LC's FIPS module: Go and CMake) and
+/// runs [`FIPS_TESTS`] with it. Before the whole suite: the default build's binary is linked
+/// again by the suite's build, and CI reads the last runner's summary.
+fn fips(sh: &Shell) -> anyhow::Result<()> {
+    for (tool, arg) in [("go", "version"), ("cmake", "--version")] {
+        if cmd!(sh, "{tool} {arg}").quiet().ignore_stdout().ignore_stderr().run().is_err() {
+            bail!(
+                "the `fips` build needs {tool} (Debian: apt-get install golang-go cmake; .ci/run \
+                 installs them)"
+            );
+        }
+    }
+    let packages = ["planner-crypto", "planner-exec", "planner-infer", "planner-cli"];
+    let packages: Vec<String> =
+        packages.iter().flat_map(|it| ["-p".to_owned(), (*it).to_owned()]).collect();
+    let started = Instant::now();
+    let build = packages.clone();
+    cmd!(sh, "cargo nextest run --locked {build...} --features planner-cli/fips --no-run").run()?;
+    eprintln!("xtask: the fips build took {:.1} s", started.elapsed().as_secs_f64());
+    cmd!(
+        sh,
+        "cargo nextest run --locked {packages...} --features planner-cli/fips --profile ci -E {FIPS_TESTS}"
+    )
+    .run()?;
     Ok(())
 }
 

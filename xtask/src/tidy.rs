@@ -1,5 +1,7 @@
 //! Repository invariants that `rustc` and `clippy` cannot check: the layer table, folder name =
-//! package name, inherited lints, and a `//!` doc at the top of every Rust file.
+//! package name, inherited lints, a `//!` doc at the top of every Rust file, and one
+//! cryptographic module in the `planner` binary (no `ring` in its dependency tree, in the
+//! default build or the `fips` one, and AWS-LC's FIPS module in the latter: `cargo tree`).
 //!
 //! It is also a `#[test]`, so a plain `cargo nextest run` catches violations.
 
@@ -13,13 +15,14 @@ use xshell::{Shell, cmd};
 /// Each workspace crate under `crates/`, its layer, and the workspace crates its normal
 /// `[dependencies]` may name. Keep in sync with the table in docs/architecture.md.
 const LAYERS: &[(&str, &str, &[&str])] = &[
+    ("planner-crypto", "L1", &[]),
     ("planner-graph", "L1", &[]),
     ("planner-registry", "L1", &[]),
     ("planner-knowledge", "L1", &[]),
     ("planner-extract", "L1", &["planner-registry"]),
     ("planner-grammar", "L1", &["planner-registry", "planner-extract"]),
-    ("planner-infer", "L2", &["planner-registry", "planner-extract"]),
-    ("planner-exec", "L2", &["planner-registry", "planner-grammar"]),
+    ("planner-infer", "L2", &["planner-crypto", "planner-registry", "planner-extract"]),
+    ("planner-exec", "L2", &["planner-crypto", "planner-registry", "planner-grammar"]),
     ("planner-dataset", "L2", &["planner-exec", "planner-registry"]),
     ("planner-devdb", "L2", &[]),
     (
@@ -41,13 +44,20 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     (
         "planner-server",
         "L4",
-        &["planner-acquire", "planner-engine", "planner-exec", "planner-registry"],
+        &[
+            "planner-acquire",
+            "planner-crypto",
+            "planner-engine",
+            "planner-exec",
+            "planner-registry",
+        ],
     ),
     (
         "planner-cli",
         "L4",
         &[
             "planner-acquire",
+            "planner-crypto",
             "planner-engine",
             "planner-server",
             "planner-devdb",
@@ -64,6 +74,7 @@ pub(crate) fn run(sh: &Shell) -> anyhow::Result<()> {
     let root = sh.current_dir();
     let mut errors = check_manifests(&root)?;
     errors.extend(check_sources(sh)?);
+    errors.extend(check_crypto_tree(sh)?);
     if !errors.is_empty() {
         bail!("tidy found {} problem(s):\n  {}", errors.len(), errors.join("\n  "));
     }
@@ -164,6 +175,46 @@ fn check_sources(sh: &Shell) -> anyhow::Result<Vec<String>> {
     Ok(errors)
 }
 
+/// The crates a crypto library of its own would bring into the `planner` binary: every TLS
+/// connection, hash and MAC goes through AWS-LC (planner-crypto).
+const OTHER_CRYPTO: &[&str] = &["ring", "openssl", "openssl-sys", "native-tls"];
+
+/// The `planner` binary's normal dependencies, in the default build and the `fips` one (read
+/// from `cargo tree`, which resolves without building): no crate of [`OTHER_CRYPTO`], and the
+/// `fips` build links aws-lc-fips-sys.
+fn check_crypto_tree(sh: &Shell) -> anyhow::Result<Vec<String>> {
+    let mut errors = Vec::new();
+    for features in [None, Some("planner-cli/fips")] {
+        let feature_args: Vec<&str> = features.map(|it| vec!["--features", it]).unwrap_or_default();
+        let format = "{p}";
+        let tree = cmd!(
+            sh,
+            "cargo tree --locked -p planner-cli {feature_args...} -e normal --prefix none --format {format}"
+        )
+        .quiet()
+        .read()
+        .context("cargo tree of planner-cli")?;
+        let names = crate_names(&tree);
+        let build = features.map_or("the default build", |_| "the `fips` build");
+        for other in OTHER_CRYPTO.iter().filter(|it| names.contains(**it)) {
+            errors.push(format!(
+                "{build} of `planner` depends on `{other}`: every TLS connection, hash and MAC \
+                 must go through planner-crypto (find who pulls it with `cargo tree -p \
+                 planner-cli -e features -i {other}`)"
+            ));
+        }
+        if features.is_some() && !names.contains("aws-lc-fips-sys") {
+            errors.push(format!("{build} of `planner` does not link aws-lc-fips-sys"));
+        }
+    }
+    Ok(errors)
+}
+
+/// The crate names in `cargo tree --prefix none --format {p}` output.
+fn crate_names(tree: &str) -> std::collections::BTreeSet<&str> {
+    tree.lines().filter_map(|line| line.split_whitespace().next()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +251,15 @@ mod tests {
             "{}",
             errors[0]
         );
+    }
+
+    #[test]
+    fn crate_names_are_read_from_the_tree() {
+        let tree =
+            "planner-cli v0.0.0 (/w/crates/planner-cli)\nring v0.17.14\nrustls v0.23.46 (*)\n";
+        let names = crate_names(tree);
+        assert!(names.contains("ring") && names.contains("rustls"), "{names:?}");
+        assert!(!names.contains("v0.17.14"));
     }
 
     #[test]

@@ -86,6 +86,7 @@ pub(crate) async fn run(args: AcquireArgs) -> anyhow::Result<std::process::ExitC
     };
     let (corpus, store): (Corpus, Arc<dyn Checkpointer>) = match &args.database_url {
         Some(url) => {
+            planner_exec::tls::check_url(url).context("--database-url")?;
             let pool = sqlx::PgPool::connect(url).await.context("connecting to the database")?;
             planner_acquire::migrate(&pool).await.context("migrating the database")?;
             store_documents(&pool, &documents).await?;

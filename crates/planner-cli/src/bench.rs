@@ -359,11 +359,12 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             }
             let key = args.key.clone().unwrap_or_default();
             let pool = match &args.database_url {
-                Some(database_url) if args.raw != RawPath::None => Some(
+                Some(database_url) if args.raw != RawPath::None => Some({
+                    planner_exec::tls::check_url(database_url).context("DATABASE_URL")?;
                     PgPool::connect(database_url)
                         .await
-                        .context("cannot connect to DATABASE_URL for the baseline")?,
-                ),
+                        .context("cannot connect to DATABASE_URL for the baseline")?
+                }),
                 _ => None,
             };
             let wire = pool.as_ref().map(WirePool::from_pg_pool);

@@ -126,11 +126,13 @@ impl Database {
             })
         };
         if let Some(url) = url {
+            planner_exec::tls::check_url(url).context("DATABASE_URL")?;
             let given = options().connect(url).await.context("cannot connect to DATABASE_URL")?;
             let privileges = planner_exec::login_privileges(&given).await?;
             if privileges.is_least_privilege() {
                 let owner = match std::env::var(OWNER_URL_VAR).ok().filter(|it| !it.is_empty()) {
                     Some(owner_url) => {
+                        planner_exec::tls::check_url(&owner_url).context(OWNER_URL_VAR)?;
                         let owner = PgPoolOptions::new()
                             .max_connections(2)
                             .connect(&owner_url)
@@ -181,7 +183,8 @@ impl Database {
         if first_use {
             eprintln!("planner: creating the embedded database in {}", dir.display());
         }
-        let config = ClusterConfig { bin_dir, dir: Some(dir.clone()), fast_unsafe: false };
+        let config =
+            ClusterConfig { bin_dir, dir: Some(dir.clone()), fast_unsafe: false, tls: None };
         let cluster = tokio::task::spawn_blocking(move || Cluster::start(&config)).await??;
         // Processes starting together create the database, migrate and make the runtime
         // password one at a time.
@@ -260,8 +263,7 @@ pub(crate) fn replica_pool(
         None => url.to_owned(),
     };
     let size = primary.get_max_connections() as usize;
-    planner_exec::WirePool::from_url(&url, size)
-        .context("--read-url (PLANNER_READ_URL) is not a postgres:// URL")
+    planner_exec::WirePool::from_url(&url, size).context("--read-url (PLANNER_READ_URL)")
 }
 
 /// Holds the embedded cluster's `setup.lock` exclusively until the file is dropped.

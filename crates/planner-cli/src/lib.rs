@@ -30,8 +30,14 @@
 //!   reporting answers per second, latency percentiles and errors beside the raw-SQL baseline of
 //!   the same statements (see the `bench` module).
 //!
+//! - `planner version [--json]` (and `planner --version`): the version and the cryptographic
+//!   module (FIPS or not, its name and version, whether its self test passed).
+//!
 //! With no `--registry`, the reference registry (fixtures/registry/capture.toml) built into the
-//! binary is used.
+//! binary is used. Before anything else the binary checks its cryptographic module
+//! (`planner_crypto::init`): a build with the `fips` feature that cannot enter FIPS mode does not
+//! start. Database URLs honour `sslmode` and `sslrootcert` (`planner_exec::tls`), and a refused
+//! server certificate is reported with a hint.
 
 mod acquire;
 mod admin;
@@ -193,6 +199,13 @@ enum Command {
     },
     /// Print the manual page (roff; `planner man | man -l -`).
     Man,
+    /// Print the version and the cryptographic module: FIPS or not, its name and version, and
+    /// whether its self test passed.
+    Version {
+        /// As one JSON object (for scripts).
+        #[arg(long)]
+        json: bool,
+    },
     /// Print the planner graph.
     Graph {
         /// The field-acquisition agent's graph instead.
@@ -207,10 +220,50 @@ enum Command {
     },
 }
 
+/// The build's cryptographic module as `planner version --json` and `planner_build_info` say it.
+#[derive(Debug, serde::Serialize)]
+struct VersionReport {
+    version: &'static str,
+    fips: bool,
+    crypto_module: &'static str,
+    crypto_module_version: &'static str,
+    fips_module_version: Option<u32>,
+    self_test_passed: bool,
+    tls_provider_fips: bool,
+}
+
+fn version_report(module: &planner_crypto::Module) -> VersionReport {
+    VersionReport {
+        version: env!("CARGO_PKG_VERSION"),
+        fips: module.fips,
+        crypto_module: module.name,
+        crypto_module_version: module.version,
+        fips_module_version: module.fips_module_version,
+        self_test_passed: module.self_test_passed,
+        tls_provider_fips: module.tls_provider_fips,
+    }
+}
+
 /// Runs the command line; the process exit code.
 #[expect(clippy::print_stderr, reason = "errors go to stderr")]
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // The cryptographic module first: a FIPS build that cannot enter FIPS mode, or whose self
+    // tests fail, does not start.
+    let module = match planner_crypto::init() {
+        Ok(module) => module,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let long_version = format!("{} ({})", env!("CARGO_PKG_VERSION"), module.summary());
+    // clap takes a `&'static str`: the one line, made once per process.
+    let long_version: &'static str = long_version.leak();
+    let matches = Cli::command().version(long_version).get_matches();
+    let cli = match <Cli as clap::FromArgMatches>::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(err) => err.exit(),
+    };
     init_logging(cli.log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -222,7 +275,7 @@ pub fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            report_error(&err);
             ExitCode::FAILURE
         }
     }
@@ -231,6 +284,10 @@ pub fn main() -> ExitCode {
 #[expect(clippy::print_stderr, reason = "errors go to stderr")]
 fn report_error(err: &anyhow::Error) {
     eprintln!("error: {err:#}");
+    // A refused server certificate (sslmode verify-ca or verify-full): what to do about it.
+    if let Some(advice) = err.chain().find_map(planner_exec::tls::certificate_advice) {
+        eprintln!("hint: {advice}");
+    }
 }
 
 /// `planner eval`: exit 0, 1 below `--min-intent-exact`, errors to the caller (exit 2).
@@ -352,6 +409,15 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Acquire(args) => acquire::run(*args).await,
         Command::Completions { shell } => {
             std::io::stdout().lock().write_all(&completions(shell))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Version { json } => {
+            let report = version_report(planner_crypto::module());
+            if json {
+                println!("{}", serde_json::to_string(&report)?);
+            } else {
+                println!("planner {} ({})", report.version, planner_crypto::module().summary());
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => {

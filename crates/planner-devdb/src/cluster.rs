@@ -29,6 +29,18 @@ pub struct ClusterConfig {
     /// Trade durability for speed (`fsync`, `synchronous_commit` and `full_page_writes` off).
     /// For tests and throwaway clusters only.
     pub fast_unsafe: bool,
+    /// Serve TLS with this certificate, and refuse plain TCP connections (`hostssl` only; the
+    /// socket stays plain). Applied when the cluster is initialised.
+    pub tls: Option<ServerTls>,
+}
+
+/// A server certificate and its private key, PEM.
+#[derive(Debug, Clone)]
+pub struct ServerTls {
+    /// The certificate chain, leaf first.
+    pub cert_pem: String,
+    /// The leaf's private key.
+    pub key_pem: String,
 }
 
 /// A running PostgreSQL cluster listening on a loopback port and on a socket in its own 0700
@@ -126,7 +138,7 @@ impl Cluster {
         let password_again = known_password.is_some();
         if !cluster.data_dir().join("PG_VERSION").exists() {
             cluster.write_password()?;
-            cluster.init(config.fast_unsafe)?;
+            cluster.init(config.fast_unsafe, config.tls.as_ref())?;
             cluster.start_server()?;
         } else if let Some(port) = cluster.running_port().filter(|_| password_again) {
             // Another process (or one that ended without stopping it) runs the server: use it
@@ -316,7 +328,7 @@ impl Cluster {
         self.dir.join("postgres.log")
     }
 
-    fn init(&self, fast_unsafe: bool) -> Result<()> {
+    fn init(&self, fast_unsafe: bool, tls: Option<&ServerTls>) -> Result<()> {
         let data = self.data_dir();
         let data_arg = data.display().to_string();
         let pwfile = format!("--pwfile={}", self.dir.join(PASSWORD_FILE).display());
@@ -349,6 +361,22 @@ impl Cluster {
             conf.push_str(
                 "shared_preload_libraries = 'pg_stat_statements'\npg_stat_statements.max = 50000\n",
             );
+        }
+        if let Some(tls) = tls {
+            for (name, pem) in [("server.crt", &tls.cert_pem), ("server.key", &tls.key_pem)] {
+                let path = data.join(name);
+                fs::write(&path, pem).map_err(|err| Error::io(&path, err))?;
+                // The server refuses a key others may read.
+                fs::set_permissions(&path, fs::Permissions::from_mode(0o600))
+                    .map_err(|err| Error::io(&path, err))?;
+                if let Some((uid, gid)) = self.run_as {
+                    std::os::unix::fs::chown(&path, Some(uid), Some(gid))
+                        .map_err(|err| Error::io(&path, err))?;
+                }
+            }
+            conf.push_str("ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n");
+            let hba = data.join("pg_hba.conf");
+            fs::write(&hba, HBA_TLS).map_err(|err| Error::io(&hba, err))?;
         }
         let conf_path = data.join("postgresql.conf");
         let mut text = fs::read_to_string(&conf_path).map_err(|err| Error::io(&conf_path, err))?;
@@ -442,6 +470,12 @@ const HBA: &str = "# planner-devdb: a password for every connection (SCRAM), nev
 local all all scram-sha-256\n\
 host all all 127.0.0.1/32 scram-sha-256\n\
 host all all ::1/128 scram-sha-256\n";
+
+/// A TLS cluster: the socket with a password, TCP only over TLS with a password.
+const HBA_TLS: &str = "# planner-devdb: TLS for every TCP connection, a password for all\n\
+local all all scram-sha-256\n\
+hostssl all all 127.0.0.1/32 scram-sha-256\n\
+hostssl all all ::1/128 scram-sha-256\n";
 
 /// 32 random letters and digits from the kernel's generator: a password that needs no quoting
 /// anywhere (SQL literals, URLs, files).

@@ -18,7 +18,8 @@
 //! started when [`Postgres::stop`] is called or it is dropped.
 //!
 //! [`Cluster`] is also usable on its own, with a persistent data directory, for the CLI's
-//! embedded default database.
+//! embedded default database, or serving TLS with a given certificate ([`ServerTls`]: plain TCP
+//! is then refused), for the TLS tests.
 //!
 //! Architecture invariant: this crate depends on no other workspace crate; it knows nothing of
 //! the planner's schema (migrations belong to `planner-exec`).
@@ -28,7 +29,7 @@ mod docker;
 mod error;
 mod provide;
 
-pub use cluster::{Cluster, ClusterConfig, find_bin_dir, generate_password};
+pub use cluster::{Cluster, ClusterConfig, ServerTls, find_bin_dir, generate_password};
 pub use docker::DockerEngine;
 pub use error::{Error, Result};
 pub use provide::{Options, Postgres, Provider, ensure_database, provide, take_database_away};

@@ -230,7 +230,8 @@ async fn start_container(options: &Options) -> Result<Postgres> {
 }
 
 async fn start_cluster(options: &Options, bin_dir: PathBuf) -> Result<Postgres> {
-    let config = ClusterConfig { bin_dir: bin_dir.clone(), dir: None, fast_unsafe: true };
+    let config =
+        ClusterConfig { bin_dir: bin_dir.clone(), dir: None, fast_unsafe: true, tls: None };
     let cluster = tokio::task::spawn_blocking(move || Cluster::start(&config))
         .await
         .map_err(|err| Error::Command { program: "initdb".into(), detail: err.to_string() })??;

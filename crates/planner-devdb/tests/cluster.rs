@@ -12,7 +12,7 @@ fn bin_dir() -> std::path::PathBuf {
 
 #[tokio::test]
 async fn an_ephemeral_cluster_answers_and_is_removed_when_stopped() {
-    let config = ClusterConfig { bin_dir: bin_dir(), dir: None, fast_unsafe: true };
+    let config = ClusterConfig { bin_dir: bin_dir(), dir: None, fast_unsafe: true, tls: None };
     let mut cluster =
         tokio::task::spawn_blocking(move || Cluster::start(&config)).await.unwrap().unwrap();
     let dir = cluster.dir().to_path_buf();
@@ -37,7 +37,8 @@ async fn an_ephemeral_cluster_answers_and_is_removed_when_stopped() {
 async fn a_persistent_cluster_keeps_its_data_across_restarts() {
     let parent = tempfile::tempdir().unwrap();
     let dir = parent.path().join("pg");
-    let config = ClusterConfig { bin_dir: bin_dir(), dir: Some(dir.clone()), fast_unsafe: true };
+    let config =
+        ClusterConfig { bin_dir: bin_dir(), dir: Some(dir.clone()), fast_unsafe: true, tls: None };
     let first = config.clone();
     let cluster =
         tokio::task::spawn_blocking(move || Cluster::start(&first)).await.unwrap().unwrap();
@@ -65,7 +66,8 @@ async fn a_cluster_accepts_no_connection_without_its_password() {
 
     let parent = tempfile::tempdir().unwrap();
     let dir = parent.path().join("pg");
-    let config = ClusterConfig { bin_dir: bin_dir(), dir: Some(dir.clone()), fast_unsafe: true };
+    let config =
+        ClusterConfig { bin_dir: bin_dir(), dir: Some(dir.clone()), fast_unsafe: true, tls: None };
     let cluster =
         tokio::task::spawn_blocking(move || Cluster::start(&config)).await.unwrap().unwrap();
     let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode();

@@ -46,6 +46,19 @@ pub enum Error {
     /// A thread names a tenant that does not exist (its foreign key refused it).
     #[error("no tenant has id {0}")]
     UnknownTenant(uuid::Uuid),
+    /// The URL's TLS settings cannot be served (an unknown `sslmode`, an unreadable
+    /// `sslrootcert`).
+    #[error("TLS to the database: {0}")]
+    Tls(#[from] crate::tls::TlsError),
+    /// The server's TLS certificate was refused (`verify-ca`, `verify-full`).
+    #[error("the database server's TLS certificate was refused: {advice}")]
+    Certificate {
+        /// Why, and what to do.
+        advice: &'static str,
+    },
+    /// The cryptographic module failed (its random generator).
+    #[error("the cryptographic module failed: {0}")]
+    Crypto(#[from] planner_crypto::Error),
     /// Any other database failure, identified only by its SQLSTATE code.
     #[error("database error (SQLSTATE {})", .code.as_deref().unwrap_or("none"))]
     Database {

@@ -1,7 +1,7 @@
 //! Tenants and API keys: keys are stored as their SHA-256, bound to a tenant and scopes; the key
-//! itself exists only in the value [`create_api_key`] returns.
+//! itself exists only in the value [`create_api_key`] returns. The key's random bytes and its
+//! digest come from the build's one cryptographic module (`planner-crypto`).
 
-use sha2::{Digest as _, Sha256};
 use sqlx::postgres::PgPool;
 use uuid::Uuid;
 
@@ -65,7 +65,9 @@ pub async fn tenant_exists(pool: &PgPool, id: Uuid) -> Result<bool> {
 /// Creates an API key for `tenant` with `scopes`; stores only its hash.
 pub async fn create_api_key(pool: &PgPool, tenant: TenantId, scopes: &[&str]) -> Result<NewApiKey> {
     let id = Uuid::new_v4();
-    let secret = format!("pk_{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
+    // 256 bits from the module's generator (its DRBG, FIPS-approved in a `fips` build).
+    let bytes: [u8; 32] = planner_crypto::random()?;
+    let secret = format!("pk_{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
     let mut scopes: Vec<&str> = scopes.to_vec();
     scopes.sort_unstable();
     scopes.dedup();
@@ -115,7 +117,8 @@ fn hash(secret: &str) -> Vec<u8> {
 }
 
 /// The SHA-256 of a presented key: what the database stores, and what a cache of verified keys
-/// may be keyed by (never the key itself).
+/// may be keyed by (never the key itself). Computed by the build's one cryptographic module
+/// (`planner_crypto::sha256`: AWS-LC, its FIPS module under `fips`).
 pub fn api_key_hash(secret: &str) -> [u8; 32] {
-    Sha256::digest(secret.as_bytes()).into()
+    planner_crypto::sha256(secret.as_bytes())
 }

@@ -14,7 +14,9 @@
 //! answer the caller never received (`audit.withdrawn`; the view `audit.answers_given` is the log
 //! less those); [`create_api_key`], [`verify_api_key`] and [`revoke_api_key`] manage hashed API
 //! keys; [`record_thread`], [`thread_owner`] and [`prune_threads`] keep which tenant and key
-//! started a thread that waits for the user's answer (`admin.thread`).
+//! started a thread that waits for the user's answer (`admin.thread`). Connections honour the
+//! URL's `sslmode` and `sslrootcert` on the build's one cryptographic module ([`tls`],
+//! `planner-crypto`); API keys are hashed by that module too.
 //!
 //! **Architecture invariants:** this crate takes its own input types ([`ExecRequest`],
 //! [`AuditRecord`]), never plan or graph types; its errors ([`Error`]) never carry SQL text or
@@ -41,6 +43,7 @@ mod render;
 mod suppress;
 mod table;
 mod threads;
+pub mod tls;
 mod wire;
 
 pub use crate::{

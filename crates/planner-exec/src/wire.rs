@@ -20,6 +20,9 @@
 //! - the socket is wrapped in a counter of round trips: a read that returns bytes after bytes
 //!   were written since the last such read is one round trip. It counts what the network sees,
 //!   whatever the code above believes it sends ([`WirePool::round_trips`]).
+//!
+//! TLS follows the URL's `sslmode` and `sslrootcert` as the sqlx pools do ([`crate::tls`]): the
+//! counter sits under TLS, so it counts the records on the wire.
 
 use std::io;
 use std::pin::Pin;
@@ -37,7 +40,11 @@ use tokio_postgres::config::Host;
 use tokio_postgres::types::Type;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
+use planner_crypto::rustls::ClientConfig;
+use planner_crypto::rustls::pki_types::ServerName;
+
 use crate::error::{Error, Result};
+use crate::tls::{PgTls, RustlsConnect, TlsError};
 
 /// How long a request waits for a free connection, and a new connection may take to open,
 /// before the database counts as unavailable.
@@ -71,11 +78,28 @@ impl std::fmt::Debug for WirePool {
 }
 
 impl WirePool {
-    /// A pool of at most `max_size` connections with `config` (no TLS: the server must accept a
-    /// plain connection, as the sqlx pools of this crate require too).
-    pub fn new(config: Config, max_size: usize) -> WirePool {
+    /// A pool of at most `max_size` connections with `config`, without TLS (whatever its
+    /// `ssl_mode`): the server must accept a plain connection. [`WirePool::with_tls`] and the
+    /// other constructors follow the URL's TLS settings.
+    pub fn new(mut config: Config, max_size: usize) -> WirePool {
+        config.ssl_mode(tokio_postgres::config::SslMode::Disable);
+        WirePool::build(config, Ok(None), max_size)
+    }
+
+    /// A pool of at most `max_size` connections with `config`, using TLS as `tls` says.
+    pub fn with_tls(mut config: Config, tls: &PgTls, max_size: usize) -> Result<WirePool> {
+        let client = tls.client_config().map_err(Error::from)?;
+        config.ssl_mode(tls.wire_mode());
+        Ok(WirePool::build(config, Ok(client), max_size))
+    }
+
+    fn build(
+        config: Config,
+        tls: Result<Option<Arc<ClientConfig>>, TlsError>,
+        max_size: usize,
+    ) -> WirePool {
         let counts = Arc::new(Counts::default());
-        let manager = Manager { config, counts: Arc::clone(&counts) };
+        let manager = Manager { config, tls, counts: Arc::clone(&counts) };
         let pool = managed::Pool::builder(manager)
             .max_size(max_size.max(1))
             // The connection returned last is handed out first: the fewest connections stay
@@ -90,7 +114,8 @@ impl WirePool {
         WirePool { pool, counts }
     }
 
-    /// A pool to the same server, database and login as `pool`, of the same size.
+    /// A pool to the same server, database and login as `pool`, of the same size, with its
+    /// TLS settings (a setting this client cannot serve fails each connection, saying why).
     pub fn from_pg_pool(pool: &sqlx::PgPool) -> WirePool {
         let options = pool.connect_options();
         let mut config = Config::new();
@@ -105,21 +130,27 @@ impl WirePool {
         if let Some(name) = options.get_application_name() {
             config.application_name(name);
         }
-        // sqlx keeps the password to itself except in its URL.
+        // sqlx keeps the password and the root certificate to itself except in its URL.
         let url = options.to_url_lossy();
         if let Some(password) = url.password() {
             let password: Vec<u8> = percent_encoding::percent_decode_str(password).collect();
             config.password(password);
         }
-        WirePool::new(config, pool.options().get_max_connections() as usize)
+        let size = pool.options().get_max_connections() as usize;
+        let tls = PgTls::from_sqlx(&options).and_then(|tls| {
+            config.ssl_mode(tls.wire_mode());
+            tls.client_config()
+        });
+        WirePool::build(config, tls, size)
     }
 
-    /// A pool of at most `max_size` connections to a `postgres://` URL.
+    /// A pool of at most `max_size` connections to a `postgres://` URL, with its TLS settings.
     pub fn from_url(url: &str, max_size: usize) -> Result<WirePool> {
-        let config: Config = url
+        let (tls, rest) = PgTls::split_url(url)?;
+        let config: Config = rest
             .parse()
             .map_err(|_| Error::InvalidRequest { reason: "not a valid postgres:// URL" })?;
-        Ok(WirePool::new(config, max_size))
+        WirePool::with_tls(config, &tls, max_size)
     }
 
     /// Round trips on this pool's sockets since it was built: a read that returned bytes after
@@ -150,7 +181,16 @@ impl WirePool {
 
     /// A connection, returned to the pool only through [`Lease::keep`].
     pub(crate) async fn lease(&self) -> Result<Lease> {
-        let object = self.pool.get().await.map_err(|_| Error::Unavailable)?;
+        let object = self.pool.get().await.map_err(|err| match err {
+            managed::PoolError::Backend(ConnectError::Tls(err)) => Error::Tls(err),
+            managed::PoolError::Backend(ConnectError::Postgres(err)) => {
+                match crate::tls::certificate_advice(&err) {
+                    Some(advice) => Error::Certificate { advice },
+                    None => Error::Unavailable,
+                }
+            }
+            _ => Error::Unavailable,
+        })?;
         Ok(Lease { object: Some(object) })
     }
 }
@@ -260,15 +300,21 @@ pub(crate) enum ConnectError {
     Io(io::Error),
     #[allow(dead_code, reason = "read through Debug in the pool's error")]
     Postgres(tokio_postgres::Error),
+    Tls(TlsError),
+    #[allow(dead_code, reason = "read through Debug in the pool's error")]
+    ServerName(String),
 }
 
 pub(crate) struct Manager {
     config: Config,
+    /// The TLS client for TCP hosts (`None`: no TLS), or why the URL's settings cannot be served.
+    tls: Result<Option<Arc<ClientConfig>>, TlsError>,
     counts: Arc<Counts>,
 }
 
 impl Manager {
-    async fn socket(&self) -> io::Result<Socket> {
+    /// A socket to the first host that answers, and that host's name when it is a TCP host.
+    async fn socket(&self) -> io::Result<(Socket, Option<String>)> {
         let ports = self.config.get_ports();
         let mut last = io::Error::new(io::ErrorKind::InvalidInput, "no host to connect to");
         for (index, host) in self.config.get_hosts().iter().enumerate() {
@@ -276,12 +322,13 @@ impl Manager {
             let attempt = match host {
                 Host::Tcp(name) => tokio::net::TcpStream::connect((name.as_str(), port))
                     .await
-                    .and_then(|stream| stream.set_nodelay(true).map(|()| Socket::Tcp(stream))),
+                    .and_then(|stream| stream.set_nodelay(true).map(|()| Socket::Tcp(stream)))
+                    .map(|socket| (socket, Some(name.clone()))),
                 #[cfg(unix)]
                 Host::Unix(dir) => {
                     tokio::net::UnixStream::connect(dir.join(format!(".s.PGSQL.{port}")))
                         .await
-                        .map(Socket::Unix)
+                        .map(|stream| (Socket::Unix(stream), None))
                 }
                 #[cfg(not(unix))]
                 Host::Unix(_) => Err(io::Error::other("Unix sockets are not supported here")),
@@ -300,15 +347,29 @@ impl managed::Manager for Manager {
     type Error = ConnectError;
 
     async fn create(&self) -> Result<Conn, ConnectError> {
-        let socket = self.socket().await.map_err(ConnectError::Io)?;
+        let tls = self.tls.as_ref().map_err(|err| ConnectError::Tls(err.clone()))?;
+        let (socket, tcp_host) = self.socket().await.map_err(ConnectError::Io)?;
         let counted = Counted { inner: socket, wrote: false, counts: Arc::clone(&self.counts) };
-        let (client, connection) =
-            self.config.connect_raw(counted, NoTls).await.map_err(ConnectError::Postgres)?;
-        tokio::spawn(async move {
-            if let Err(err) = connection.await {
-                tracing::debug!(%err, "a pipelined connection ended");
+        let client = match (tls, tcp_host) {
+            (Some(config), Some(host)) => {
+                let server_name = ServerName::try_from(host.clone())
+                    .map_err(|_| ConnectError::ServerName(host))?;
+                let tls = RustlsConnect { config: Arc::clone(config), server_name };
+                let (client, connection) =
+                    self.config.connect_raw(counted, tls).await.map_err(ConnectError::Postgres)?;
+                spawn_connection(connection);
+                client
             }
-        });
+            // No TLS, or a Unix socket (never TLS, as in libpq).
+            (_, _) => {
+                let mut config = self.config.clone();
+                config.ssl_mode(tokio_postgres::config::SslMode::Disable);
+                let (client, connection) =
+                    config.connect_raw(counted, NoTls).await.map_err(ConnectError::Postgres)?;
+                spawn_connection(connection);
+                client
+            }
+        };
         self.counts.connections.fetch_add(1, Ordering::Relaxed);
         Ok(Conn { client, statements: Vec::new() })
     }
@@ -321,6 +382,19 @@ impl managed::Manager for Manager {
         }
         Ok(())
     }
+}
+
+/// Runs a connection's task until the connection ends.
+fn spawn_connection<S, T>(connection: tokio_postgres::Connection<S, T>)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    tokio::spawn(async move {
+        if let Err(err) = connection.await {
+            tracing::debug!(%err, "a pipelined connection ended");
+        }
+    });
 }
 
 /// A TCP or Unix socket.

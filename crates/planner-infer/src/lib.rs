@@ -10,7 +10,9 @@
 //!   numbers, dates and names must be the evidence's, and it follows the design's writing rule
 //!   (no dash punctuation, [`find_dashes`]).
 //!
-//! **Architecture invariants:** this is the only crate that talks HTTP to a model (reqwest).
+//! **Architecture invariants:** this is the only crate that talks HTTP to a model (reqwest),
+//! whose TLS runs on the build's one cryptographic module (`planner-crypto`'s rustls provider,
+//! installed as the process default before the client is built).
 //! A model's output is only ever a list of names filtered against the closed set, or prose that
 //! the gate checks against the evidence; it never becomes an argument, SQL or a value. The
 //! library never reads the environment: API keys are resolved by the caller.

@@ -124,6 +124,8 @@ impl ModelClient {
         if !(config.base_url.starts_with("http://") || config.base_url.starts_with("https://")) {
             return Err(Error::Config(format!("base URL must be http(s): {}", config.base_url)));
         }
+        // reqwest's TLS takes the process's default rustls provider: the module's.
+        planner_crypto::install_provider();
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
             .build()
@@ -333,6 +335,16 @@ mod tests {
     //! Pure parts of the client: header parsing and reply decoding.
 
     use super::*;
+
+    #[test]
+    fn the_client_speaks_tls_on_the_modules_provider() {
+        ModelClient::new(ModelConfig::with_defaults("https://127.0.0.1:1/v1", "m"), None).unwrap();
+        let default = planner_crypto::rustls::crypto::CryptoProvider::get_default()
+            .expect("the client installed the module's provider");
+        // Under `fips` the provider offers only approved algorithms, which it reports.
+        assert_eq!(default.fips(), planner_crypto::FIPS_BUILD);
+        assert_eq!(default.cipher_suites.len(), planner_crypto::provider().cipher_suites.len());
+    }
 
     #[test]
     fn retry_after_seconds() {

@@ -2,7 +2,8 @@
 //! gate failures, suppressed cells, dropped nodes, model proposer failures by kind, engine
 //! failures by kind, the engine's audit withdrawals (pending and written), round trips and
 //! connections of the statements' pools, audit group commits and their rows, the read replica's
-//! state and fallbacks, `planner_build_info`
+//! state and fallbacks, `planner_build_info` (the version, and the cryptographic module: `fips`,
+//! `crypto_module`, `crypto_module_version`, `self_test`)
 //! and the process's own metrics (resident memory, CPU time, open file descriptors, start time;
 //! read from `/proc/self` at scrape time, on Linux).
 //!
@@ -268,8 +269,9 @@ impl Metrics {
         );
         registry.register(
             "planner_build",
-            "The planner's version.",
-            Info::new([("version", env!("CARGO_PKG_VERSION"))]),
+            "The planner's version and its cryptographic module: FIPS or not, the module's name \
+             and version, and whether its self test passed.",
+            Info::new(build_labels(planner_crypto::module())),
         );
         registry.register_collector(Box::new(ProcessCollector));
         Metrics {
@@ -458,6 +460,17 @@ mod process {
     }
 }
 
+/// `planner_build_info`'s labels: the version and the cryptographic module.
+fn build_labels(module: &planner_crypto::Module) -> Vec<(&'static str, String)> {
+    vec![
+        ("version", env!("CARGO_PKG_VERSION").to_owned()),
+        ("fips", module.fips.to_string()),
+        ("crypto_module", module.name.to_owned()),
+        ("crypto_module_version", module.version.to_owned()),
+        ("self_test", if module.self_test_passed { "passed" } else { "failed" }.to_owned()),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -480,6 +493,15 @@ mod tests {
             audit_rows: 12,
         };
         let text = metrics.render(EngineReadings { pending: 2, withdrawn: 7, database });
+        let module = planner_crypto::module();
+        let build_line = format!(
+            "planner_build_info{{version=\"{}\",fips=\"{}\",crypto_module=\"{}\",\
+             crypto_module_version=\"{}\",self_test=\"passed\"}} 1",
+            env!("CARGO_PKG_VERSION"),
+            planner_crypto::FIPS_BUILD,
+            if planner_crypto::FIPS_BUILD { "AWS-LC FIPS" } else { "AWS-LC" },
+            module.version,
+        );
         for line in [
             "planner_http_requests_total{route=\"/v1/answer\",status=\"200\"} 1",
             "planner_http_requests_total{route=\"/v1/answer\",status=\"503\"} 1",
@@ -510,7 +532,7 @@ mod tests {
             "planner_audit_group_rows_total 12",
             "planner_replica_up{pool=\"replica\"} 0",
             "planner_replica_fallbacks_total{pool=\"replica\"} 3",
-            concat!("planner_build_info{version=\"", env!("CARGO_PKG_VERSION"), "\"} 1"),
+            build_line.as_str(),
             "# EOF",
         ] {
             assert!(text.lines().any(|it| it == line), "{line} missing from:\n{text}");

@@ -55,7 +55,7 @@ async fn market_questions_read_from_the_replica_then_from_the_primary_when_it_di
         find_bin_dir(std::env::var("PATH").ok().as_deref(), "/usr/lib/postgresql".as_ref()).expect(
             "PostgreSQL server binaries (Debian: postgresql-15) start the primary and replica",
         );
-    let config = ClusterConfig { bin_dir, dir: None, fast_unsafe: true };
+    let config = ClusterConfig { bin_dir, dir: None, fast_unsafe: true, tls: None };
     let primary =
         tokio::task::spawn_blocking(move || Cluster::start(&config)).await.unwrap().unwrap();
     ensure_database(&primary.url("postgres"), "planner").await.unwrap();

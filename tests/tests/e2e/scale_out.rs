@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use sha2::{Digest as _, Sha256};
 use sqlx::PgPool;
 
 use crate::harness::{self, ANSWERED, CLARIFY, PG_IMAGE, PgContainer};
@@ -46,7 +45,7 @@ fn image_problem() -> Option<String> {
     let format = "{{ index .Config.Labels \"planner.binary.sha256\" }}";
     let label = harness::docker(&["image", "inspect", "--format", format, IMAGE]);
     let binary = std::fs::read(harness::planner_bin()).unwrap();
-    let sum: String = Sha256::digest(&binary).iter().map(|b| format!("{b:02x}")).collect();
+    let sum: String = planner_crypto::sha256(&binary).iter().map(|b| format!("{b:02x}")).collect();
     (label != sum).then(|| {
         format!(
             "{IMAGE} holds another binary than {} (cargo xtask image --profile dev)",
