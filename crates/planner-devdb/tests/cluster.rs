@@ -103,7 +103,8 @@ async fn a_cluster_accepts_no_connection_without_its_password() {
 async fn a_persistent_cluster_is_shared_and_stopped_by_its_last_user() {
     let parent = tempfile::tempdir().unwrap();
     let dir = parent.path().join("pg");
-    let config = ClusterConfig { bin_dir: bin_dir(), dir: Some(dir.clone()), fast_unsafe: true };
+    let config =
+        ClusterConfig { bin_dir: bin_dir(), dir: Some(dir.clone()), fast_unsafe: true, tls: None };
     let start = |config: ClusterConfig| async move {
         tokio::task::spawn_blocking(move || Cluster::start(&config)).await.unwrap().unwrap()
     };
