@@ -425,7 +425,7 @@ const EMPLOYMENT_DECISIONS: &[&[&str]] = &[
 ];
 
 /// How far after a protected word its noun phrase is looked for ("veteran-owned small
-/// businesses", "disabled veteran businesses").
+/// businesses", "disabled veteran contractors").
 const ATTACHED_WITHIN: usize = 4;
 
 /// Which phrase list a phrase belongs to.
@@ -737,14 +737,14 @@ impl Screen {
                     let category = PROTECTED_WITH_PEOPLE[n].0;
                     let attached = reading.attached(at, len, category);
                     // Children are a family status only as someone's ("staff with kids"), not
-                    // as whom the question counts ("how many of the youngest kids").
+                    // as whom the question counts ("how many kids in grade 2").
                     let had = category != "marital or family status" || reading.had_by(at);
                     if (theirs || reading.about_people && !attached) && had {
                         with_people |= 1 << n;
                     }
                 }
                 // Ranking is refused when what is ranked, the head of the phrase after the verb,
-                // is workers ("rank our bus drivers"), or a pronoun for the people the question
+                // is workers ("rank our crane operators"), or a pronoun for the people the question
                 // is about ("rank them"), or, with no such phrase, when the question is about
                 // workers and not about things.
                 Group::RankVerb => {
@@ -816,7 +816,7 @@ pub fn workforce_warnings(registry: &Registry) -> Vec<String> {
 /// Personal pronouns a ranking verb may take for the people the question is about.
 const PRONOUNS: &[&str] = &["them", "him", "her", "everyone", "everybody"];
 
-/// Nouns for a figure computed over a dimension ("a racial breakdown", "the gender split"): a
+/// Nouns for a figure computed over a dimension ("a racial breakdown", "a gender split by team"): a
 /// protected word before them is the dimension, not a thing's attribute.
 const STATISTICS: &[&str] = &[
     "breakdown",
@@ -844,7 +844,7 @@ const STATISTICS: &[&str] = &[
 ];
 
 /// The owners' categories a firm is described by ("women-owned", "minority-owned", "veteran
-/// set-asides", "service-disabled veteran-owned"): those the public programmes for small
+/// set-asides", "disabled-veteran-owned"): those the public programmes for small
 /// businesses recognise. "Owned by Christians" describes the owners, not a firm.
 const OWNERSHIP: &[&str] = &[
     "race or ethnicity",
@@ -866,7 +866,7 @@ const ONLY_PEOPLE: &[&str] = &[
 /// Colour words that name a race when they qualify people ("Black students").
 const RACE_COLOURS: &[&str] = &["black", "white", "brown"];
 
-/// Verbs that link a subject to an adjective ("the bus that was disabled").
+/// Verbs that link a subject to an adjective ("the lift that was disabled").
 const LINKING: &[&str] =
     &["is", "was", "were", "are", "been", "be", "being", "became", "got", "gets"];
 
@@ -880,7 +880,7 @@ struct Reading<'a> {
     words: &'a [&'a str],
     roles: Vec<Role>,
     /// People said as the subject of their phrase: a people noun not modifying the thing right
-    /// after it ("customer accounts", "the incumbent contract").
+    /// after it ("client files", "the incumbent contract").
     people: Vec<bool>,
     /// People whose ranking is refused (see [`Screen::ranks_workers`]), outside names.
     ranked: Vec<bool>,
@@ -910,9 +910,9 @@ impl<'a> Reading<'a> {
             })
             .collect();
         let role = |at: usize| roles.get(at).copied().unwrap_or(Role::Other);
-        // Only a singular person noun modifies ("customer accounts"); a plural before a noun
-        // is its subject ("students riding the bus").
-        // A possessor is no subject either ("the incumbent's contract").
+        // Only a singular person noun modifies ("client files"); a plural before a noun
+        // is its subject ("pupils walking to class").
+        // A possessor is no subject either ("the holder's lease").
         let modifier = |at: usize| {
             let singular =
                 || screen.knowledge.noun(words[at]).is_none_or(|noun| noun.lemma() == words[at]);
@@ -1058,7 +1058,7 @@ impl<'a> Reading<'a> {
     }
 
     /// Whether an age phrase at `at` follows people, or an unknown plural, directly or through
-    /// a linking verb ("which CSMs are over 50").
+    /// a linking verb ("which AEs are over 50").
     fn theirs(&self, at: usize) -> bool {
         (at > 0 && self.may_be_people(at - 1))
             || self.subject_of(at).is_some_and(|subject| self.may_be_people(subject))
@@ -1066,12 +1066,12 @@ impl<'a> Reading<'a> {
 
     /// Whether a protected phrase at `at` (of `len` words) describes a thing, not people: an
     /// ownership word after it ("women-owned") or "owned by" before it where the question names
-    /// a thing; a thing it is said of ("OR-202 was disabled"); a person noun ("veterans")
-    /// modifying the noun right after it ("veteran businesses", "women's shoes"); an adjective
+    /// a thing; a thing it is said of ("the room was disabled"); a person noun ("veterans")
+    /// modifying the noun right after it ("veteran contractors", "women's shoes"); an adjective
     /// ("disabled", "aged") whose noun phrase ends in a thing ("a disabled tracking feed",
-    /// "aged receivables"); a noun whose possessor is a thing ("the age of a contract"). What a
+    /// "aged payables"); a noun whose possessor is a thing ("the age of a contract"). What a
     /// person has ("staff with a disability") is theirs, and so is a figure of people over the
-    /// dimension ("a racial breakdown of our staff", "the gender split").
+    /// dimension ("a racial breakdown of our staff", "a gender split by team").
     fn attached(&self, at: usize, len: usize, category: &str) -> bool {
         let words = self.words;
         let linking = |word: &str| {
@@ -1127,7 +1127,7 @@ impl<'a> Reading<'a> {
         {
             return true;
         }
-        // Said of a thing through a linking verb: "OR-202 was disabled", "the bus that was
+        // Said of a thing through a linking verb: "the room was disabled", "the bus that was
         // disabled", "products that are a minority share"; not of what may be people ("station
         // agents are Hispanic").
         if let Some(subject) = self.subject_of(at) {
@@ -1197,7 +1197,7 @@ impl<'a> Reading<'a> {
             return false;
         }
         match self.knowledge().noun(words[head]) {
-            // A state or an attribute is the protected attribute itself ("a genetic disorder",
+            // A state or an attribute is the protected attribute itself ("a genetic condition",
             // "racial composition").
             Some(noun) => {
                 let top = noun.senses().first().map_or(0, |it| it.lexfile);
@@ -1209,7 +1209,7 @@ impl<'a> Reading<'a> {
 
     /// Whether the question gives people an age: "over", "under", "above" or "below" and a
     /// number a person's age can be (16 to 99), no unit after it, said of people ("the periop
-    /// staff over 55", "which CSMs are over 50").
+    /// staff over 55", "which AEs are over 50").
     fn age_given(&self) -> bool {
         let words = self.words;
         (0..words.len().saturating_sub(1)).any(|at| {
@@ -1247,9 +1247,9 @@ impl<'a> Reading<'a> {
     }
 
     /// Whether the question picks individual workers out: a ranking word before them ("the
-    /// best TS/SCI candidate", "top 10 bus operators"), a superlative asked of workers who open
+    /// best TS/SCI candidate", "top 10 forklift operators"), a superlative asked of workers who open
     /// the question ("which dispatchers let the most late loads through"), a measure broken down
-    /// by each of them ("on-time rate by driver", "each school nurse"), or an employment decision
+    /// by each of them ("on-time rate by driver", "each ward clerk"), or an employment decision
     /// asked of them or of "who" ("who to let go", "for bonuses").
     fn picks_out_workers(&self) -> bool {
         let words = self.words;
