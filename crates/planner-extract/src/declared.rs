@@ -19,7 +19,8 @@
 use std::collections::BTreeMap;
 
 use planner_registry::{
-    CaseRule, DurationUnit, Entry, KindBody, KindSpec, KindType, ParamKind, Value, shape_matches,
+    CaseRule, DurationUnit, Entry, KindBody, KindSpec, KindType, ParamKind, Value, days_in,
+    shape_matches,
 };
 
 use crate::extraction::{Diagnostic, Mention, Problem, Span};
@@ -1398,21 +1399,12 @@ fn duration_at(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize
     Some((j + 1, n.checked_mul(length)?))
 }
 
-/// A calendar day.
+/// A calendar day (month lengths from [`planner_registry::days_in`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Day {
     year: i32,
     month: u8,
     day: u8,
-}
-
-fn days_in(year: i32, month: u8) -> u8 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
 }
 
 impl Day {

@@ -70,7 +70,9 @@ struct Day {
     day: u8,
 }
 
-fn days_in(year: i32, month: u8) -> u8 {
+/// The days of `month` (1 to 12) of `year`, in the Gregorian calendar: the one calendar rule the
+/// registry's relative periods and the extractors' dates share.
+pub fn days_in(year: i32, month: u8) -> u8 {
     match month {
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
         2 => 28,
