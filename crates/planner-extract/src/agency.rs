@@ -1,18 +1,18 @@
 //! Agency names: a word trie over the dictionary, longest match wins.
 
-mod table;
-
 use std::sync::LazyLock;
 
 use planner_registry::{ParamKind, Value};
 
+use crate::agencies::{AGENCIES, split_words};
+use crate::pack::FastMap;
 use crate::scan::{Hit, Scan, is_phrase_gap};
 use crate::token::{FIRST_UPPER, HAS_LOWER, HAS_UPPER, Tok};
-use crate::vocab::{self, FastMap, Kw, NO_WORD};
+use crate::vocab::{self, Kw, NO_WORD};
 
 /// The canonical names of the agency dictionary, in its fixed order.
 pub fn agency_names() -> impl Iterator<Item = &'static str> {
-    table::AGENCIES.iter().map(|&(name, _)| name)
+    AGENCIES.iter().map(|&(name, _)| name)
 }
 
 /// The canonical name an agency alias stands for, matched the way [`crate::extract`] matches a
@@ -51,29 +51,9 @@ struct Trie {
 
 static TRIE: LazyLock<Trie> = LazyLock::new(build);
 
-/// Every lower-case word of the dictionary, for the vocabulary.
-pub(crate) fn dictionary_words() -> Vec<String> {
-    let mut words = vec!["dept".to_owned(), "us".to_owned(), "u".to_owned(), "s".to_owned()];
-    words.extend(["united", "states", "department", "of", "the"].map(str::to_owned));
-    for (name, aliases) in table::AGENCIES.iter() {
-        words.extend(split_words(name));
-        for alias in aliases {
-            words.extend(split_words(alias.trim_start_matches(['=', '^', '~'])));
-        }
-    }
-    words
-}
-
-fn split_words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_ascii_alphanumeric() && c != '&')
-        .filter(|w| !w.is_empty())
-        .map(|w| if w == "&" { "and".to_owned() } else { w.to_ascii_lowercase() })
-        .collect()
-}
-
 fn build() -> Trie {
     let mut trie = Trie { terminal: vec![None], edges: FastMap::default(), starts: Vec::new() };
-    for (index, (name, aliases)) in table::AGENCIES.iter().enumerate() {
+    for (index, (name, aliases)) in AGENCIES.iter().enumerate() {
         let index = u16::try_from(index).unwrap_or(u16::MAX);
         let mut spellings = vec![(split_words(name), Case::Any)];
         for alias in aliases {
@@ -190,7 +170,7 @@ pub(crate) fn at(scan: &Scan<'_>, i: usize) -> Option<Hit> {
     {
         return None;
     }
-    let name = table::AGENCIES.get(usize::from(index))?.0;
+    let name = AGENCIES.get(usize::from(index))?.0;
     Some(Hit::one(last + 1, ParamKind::Agency, Value::Text(name.to_owned()), scan.span(i, last)))
 }
 

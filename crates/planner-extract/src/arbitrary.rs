@@ -11,7 +11,7 @@ use planner_registry::{ParamKind, Value};
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use crate::extraction::{Mention, Span};
+use crate::mention::{Mention, Span};
 use crate::naics;
 
 /// Text naming one or two params, with the expected values and byte ranges inside `text`.

@@ -6,7 +6,7 @@
 
 use planner_registry::{ParamKind, Value};
 
-use crate::extraction::{Diagnostic, Problem};
+use crate::mention::{Diagnostic, Problem};
 use crate::scan::{Hit, Scan};
 use crate::token::{HAS_DIGIT, HAS_LOWER, Tok};
 use crate::vocab::{Kw, NO_WORD};
@@ -57,7 +57,7 @@ impl List {
                 .filter(|&(n, _)| self.mask & (1 << n) != 0)
                 .map(|(_, code)| (*code).to_owned())
                 .collect();
-            hit.push(crate::extraction::Mention {
+            hit.push(crate::mention::Mention {
                 kind: ParamKind::Compartments,
                 value: Value::List(codes),
                 span,

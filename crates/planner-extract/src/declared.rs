@@ -23,8 +23,8 @@ use planner_registry::{
     shape_matches,
 };
 
-use crate::extraction::{Diagnostic, Mention, Problem, Span};
-use crate::vocab::{FastMap, PackedTable, pack_bytes};
+use crate::mention::{Diagnostic, Mention, Problem, Span};
+use crate::pack::{FastMap, PackedTable, pack_bytes};
 
 /// One word of the question: a run of letters and digits, with its lower-case form (a range of
 /// [`Words::lower_text`]) and its id in the compiled word table.

@@ -26,6 +26,15 @@
 //! free of any clock. Values and aliases follow the case rules of planner-registry's docs (an
 //! ordinary English word written in capitals, "SEA", matches only in capitals).
 //!
+//! Modules, with dependencies pointing one way (`cargo xtask tidy` rejects an import circle):
+//! the leaves `mention` (the result types: [`Span`], [`Mention`], [`Diagnostic`], [`Problem`]),
+//! `pack` (words packed into a `u128`, the open-addressed `PackedTable`, the word hasher) and
+//! `agencies` (the agency dictionary file); `vocab` (the built-in matchers' words, on `pack` and
+//! `agencies`); `token` (the one tokenizing pass, on `vocab`); `scan` (the tokens and claims the
+//! matchers share); the built-in matchers `agency`, `clearance`, `compartments`, `months`,
+//! `naics`, `uei`, `uuid`; `declared` (the declared kinds' matchers, on `mention` and `pack`
+//! only); and `extraction`, which drives them all.
+//!
 //! **Architecture invariant:** pure and total. No I/O, no clock, no randomness, no panic on any
 //! input; every span lies on char boundaries and no byte belongs to two params. Depends only on
 //! `planner-registry` (for [`planner_registry::ParamKind`] and [`planner_registry::Value`]).
@@ -40,13 +49,16 @@
 //! assert_eq!(params[&ParamKind::Months], Value::Int(18));
 //! ```
 
+mod agencies;
 mod agency;
 mod clearance;
 mod compartments;
 mod declared;
 mod extraction;
+mod mention;
 mod months;
 mod naics;
+mod pack;
 mod roles;
 mod scan;
 mod token;
@@ -60,7 +72,8 @@ pub mod arbitrary;
 pub use crate::{
     agency::{agency_names, canonical_agency},
     declared::superlative,
-    extraction::{Diagnostic, Extraction, Extractor, Mention, Problem, Span, extract},
+    extraction::{Extraction, Extractor, extract},
+    mention::{Diagnostic, Mention, Problem, Span},
     naics::{has_naics_sector, naics_2022_title},
     uei::is_uei,
 };

@@ -2,7 +2,7 @@
 
 use planner_registry::{ParamKind, Value};
 
-use crate::extraction::Problem;
+use crate::mention::Problem;
 use crate::scan::{Hit, Scan, is_blank_or_hyphen};
 use crate::token::{DIGITS, HAS_DIGIT, Tok};
 use crate::vocab::{self, Kw};

@@ -4,7 +4,7 @@ use std::sync::LazyLock;
 
 use planner_registry::{ParamKind, Value};
 
-use crate::extraction::Problem;
+use crate::mention::Problem;
 use crate::scan::{Hit, Scan};
 use crate::token::DIGITS;
 use crate::vocab::Kw;
@@ -85,7 +85,7 @@ pub(crate) fn at(scan: &Scan<'_>, i: usize) -> Option<Hit> {
     }
     let mut hit = Hit::one(i + 1, ParamKind::Naics, Value::Text(digits.to_owned()), span);
     if naics_2022_title(digits).is_none() {
-        hit.diagnostics.push(crate::extraction::Diagnostic {
+        hit.diagnostics.push(crate::mention::Diagnostic {
             span,
             problem: Problem::NaicsNotIn2022 { code: digits.to_owned() },
         });

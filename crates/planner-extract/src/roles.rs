@@ -27,11 +27,9 @@
 //! is pure and total: it reads ASCII words backwards from each value and stops at the first
 //! character that is not a letter, a blank or a colon, so its cost is a few words per value.
 
-use std::collections::BTreeMap;
-
 use planner_registry::{ParamKind, Registry, Role, Value};
 
-use crate::extraction::{Extraction, Mention};
+use crate::mention::Mention;
 
 /// The kinds a registry gives roles: an [`crate::Extractor`] keeps the roles of those kinds'
 /// mentions only, so a registry without roles extracts exactly as before.
@@ -54,31 +52,6 @@ impl RoleKinds {
                 mention.role = None;
             }
         }
-    }
-}
-
-impl Extraction {
-    /// The values told apart by role, by kind and role: for each kind and role, the one value
-    /// the question gives that end (a role given two values is told nothing). What params with
-    /// a role bind, beside [`Extraction::available`].
-    pub fn roles(&self) -> BTreeMap<(ParamKind, Role), Value> {
-        let mut out: BTreeMap<(ParamKind, Role), Value> = BTreeMap::new();
-        let mut unclear: Vec<(ParamKind, Role)> = Vec::new();
-        for mention in &self.params {
-            let Some(role) = mention.role else { continue };
-            let key = (mention.kind, role);
-            match out.get(&key) {
-                None if !unclear.contains(&key) => {
-                    out.insert(key, mention.value.clone());
-                }
-                Some(value) if *value != mention.value => {
-                    out.remove(&key);
-                    unclear.push(key);
-                }
-                _ => {}
-            }
-        }
-        out
     }
 }
 

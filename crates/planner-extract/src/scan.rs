@@ -2,7 +2,7 @@
 
 use planner_registry::{ParamKind, Value};
 
-use crate::extraction::{Diagnostic, Mention, Problem, Span};
+use crate::mention::{Diagnostic, Mention, Problem, Span};
 use crate::token::{self, CLAIMED, Tok};
 use crate::vocab::Kw;
 

@@ -158,8 +158,3 @@ pub(crate) fn tokenize(text: &str) -> Vec<Tok> {
     }
     toks
 }
-
-/// Packs a lower-case ASCII word of at most 16 bytes the way [`tokenize`] does.
-pub(crate) fn pack(word: &str) -> u128 {
-    word.bytes().take(16).enumerate().fold(0, |acc, (n, c)| acc | u128::from(c) << (8 * n))
-}

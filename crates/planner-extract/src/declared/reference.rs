@@ -10,7 +10,7 @@ use super::{
     asked_count, closes, code_at, compared, cue_ending, cue_ending_at, day_at, duration_at,
     list_start, list_values, number, range_at, relative_at, slashed_capitals, superlative, uuid_at,
 };
-use crate::extraction::{Diagnostic, Mention, Problem, Span};
+use crate::mention::{Diagnostic, Mention, Problem, Span};
 
 /// The words of `text`, one char at a time.
 pub(super) fn words<'a>(declared: &Declared, text: &'a str) -> Words<'a> {

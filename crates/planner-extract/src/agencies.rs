@@ -34,6 +34,26 @@ pub(crate) static AGENCIES: LazyLock<Vec<(&'static str, Vec<&'static str>)>> =
             .collect()
     });
 
+/// Every lower-case word of the dictionary, for the vocabulary.
+pub(crate) fn dictionary_words() -> Vec<String> {
+    let mut words = vec!["dept".to_owned(), "us".to_owned(), "u".to_owned(), "s".to_owned()];
+    words.extend(["united", "states", "department", "of", "the"].map(str::to_owned));
+    for (name, aliases) in AGENCIES.iter() {
+        words.extend(split_words(name));
+        for alias in aliases {
+            words.extend(split_words(alias.trim_start_matches(['=', '^', '~'])));
+        }
+    }
+    words
+}
+
+pub(crate) fn split_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_ascii_alphanumeric() && c != '&')
+        .filter(|w| !w.is_empty())
+        .map(|w| if w == "&" { "and".to_owned() } else { w.to_ascii_lowercase() })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
