@@ -68,7 +68,7 @@ impl AuditBook {
     /// A ticket for one run, with a fresh audit id: a version 7 UUID (the time in milliseconds,
     /// then random bits), so that the log's key appends to its index instead of landing on a
     /// random page of it (a row of a group of 8 costs the server 8.2 to 9.4 µs with these ids
-    /// and 13.3 to 13.5 µs with random ones, docs/benchmarks.md).
+    /// and 13.3 to 13.5 µs with random ones, docs/benchmarks-history.md).
     pub(crate) fn ticket(self: &Arc<Self>) -> AuditTicket {
         AuditTicket { id: Uuid::now_v7(), book: Arc::clone(self), confirmed: false }
     }

@@ -1,5 +1,6 @@
 //! Measures what one audit row costs PostgreSQL: the executor time of the audit inserts per row,
-//! by group size and by id order, on a log already holding many rows (docs/benchmarks.md).
+//! by group size and by id order, on a log already holding many rows
+//! (docs/benchmarks-history.md).
 //!
 //! Run with (a PostgreSQL preloading `pg_stat_statements`; the database is created and dropped):
 //! `cargo run --release -p planner-exec --example audit_timings -- --url URL [--rows 900000]

@@ -135,7 +135,7 @@ pub struct AuditRecord {
 /// list columns travel as one flat array each, every row naming its slice (1-based, inclusive;
 /// an empty list is an empty slice), because PostgreSQL's arrays of arrays must be
 /// rectangular. On the executor (`examples/audit_timings.rs`, a log of 900,000 rows,
-/// docs/benchmarks.md), a row of a group of 8 costs 8.2 to 9.4 µs against about 30 µs as one
+/// docs/benchmarks-history.md), a row of a group of 8 costs 8.2 to 9.4 µs against about 30 µs as one
 /// INSERT a row; a group of one costs the same either way.
 const INSERT: &str = "INSERT INTO audit.answer_log (id, intents, param_kinds, node_count, \
      suppressed_cells, faithfulness, self_consistency, route, latency_ms, dropped_nodes, \

@@ -34,7 +34,7 @@ pub use crate::{
     evidence::{Cell, DroppedIntent, Evidence, EvidenceTable, Window},
     gate::{GateConfig, Miss, Verdict, check_faithfulness},
     lexical::{LexicalPick, LexicalProposer},
-    narrate::{ModelNarrator, Narrator, TemplateNarrator},
+    narrate::{ModelNarrator, Narrator, TemplateNarrator, cell_text},
     openai::{
         ChatReply, Constraint, ModelClient, ModelConfig, ModelProposer, ParsedReply, parse_reply,
     },

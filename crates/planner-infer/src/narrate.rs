@@ -237,9 +237,12 @@ fn row_sentence(table: &EvidenceTable, row: &[Cell], apart: bool) -> String {
     out
 }
 
-/// A cell of `column` as a sentence states it: numbers with thousands separators, as the table
-/// writes them (`96,232.2`), but a year as a year (`fiscal_year 2025`).
-fn cell_text(cell: &Cell, column: &str) -> String {
+/// A cell of `column` as the answer shows it to a reader: numbers with thousands separators, as
+/// the table writes them (`96,232.2`), but a year as a year (`fiscal_year 2025`), money in
+/// dollars (`$4,160,091,428.60`), a withheld count as withheld. The one formatter of figures:
+/// the template narration states cells with it, and the server's page shows its tables' cells
+/// and its charts' axes with it (through `planner_engine::TableView`).
+pub fn cell_text(cell: &Cell, column: &str) -> String {
     match cell {
         Cell::Null => "none".to_owned(),
         Cell::Bool(value) => if *value { "yes" } else { "no" }.to_owned(),

@@ -337,6 +337,8 @@ pub use crate::{
         IntentId, IntentParam, MAX_FAN_OUT, Param, ParamId, Plane, PlaneId, QueryIntent, Registry,
         Requirement, Role, Settings, Suppression, Unit, WindowDirection,
     },
-    period::{days_in, is_relative, resolve_bound, resolve_period},
+    period::{
+        PeriodLabel, PeriodLength, days_in, is_relative, period_label, resolve_bound, resolve_period,
+    },
     value::{DeclaredKind, KindType, ParamKind, ParamValue, Value, ValueShape},
 };

@@ -63,6 +63,94 @@ pub fn resolve_period(value: &Value, as_of: &str) -> Option<Value> {
     }
 }
 
+/// How long a period a label names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PeriodLength {
+    /// A year: `2025`, `FY2025`.
+    Year,
+    /// A quarter: `2025 Q1`, `2025-Q1`, `Q1 2025`, `FY2025 Q1`.
+    Quarter,
+    /// A month: `2025-03`.
+    Month,
+    /// A day: `2025-03-31` (a date column's cells).
+    Day,
+}
+
+/// A label that names one period of the calendar, as a time series' rows are labelled.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PeriodLabel {
+    /// How long the period is.
+    pub length: PeriodLength,
+    /// Whether it is written as a fiscal period (`FY2025 Q1`): its year is the fiscal year.
+    pub fiscal: bool,
+    /// Its year, quarter or month, and day, in that order (1 where the label is coarser), so
+    /// that labels of one kind order as their periods do.
+    pub start: (i32, u8, u8),
+}
+
+/// The period `text` names, when it is the label of one: a year (`2025`, `FY2025`), a quarter
+/// (`2025 Q1`, `2025-Q1`, `Q1 2025`, `FY2025 Q1`, `FY 2025 Q1`), a month (`2025-03`) or a day
+/// (`2025-03-31`, with or without a time after it). Years run from 1000 to 9999, months and
+/// days must exist. Anything else, names and codes included, is `None`.
+pub fn period_label(text: &str) -> Option<PeriodLabel> {
+    let text = text.trim();
+    let year = |word: &str| -> Option<i32> {
+        (word.len() == 4 && word.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| word.parse().ok())
+            .flatten()
+            .filter(|year| *year >= 1000)
+    };
+    let quarter = |word: &str| -> Option<u8> {
+        let digit = word.strip_prefix(['Q', 'q'])?;
+        let n: u8 = (digit.len() == 1).then(|| digit.parse().ok()).flatten()?;
+        (1..=4).contains(&n).then_some(n)
+    };
+    let label = |length, fiscal, start| Some(PeriodLabel { length, fiscal, start });
+    // A date, perhaps with a time: the day is what a series is by.
+    let bytes = text.as_bytes();
+    if bytes.len() >= 10 && bytes[4] == b'-' && bytes[7] == b'-' {
+        let (Some(head), Some(rest)) = (text.get(..10), text.get(10..)) else { return None };
+        if !head.bytes().enumerate().all(|(at, b)| at == 4 || at == 7 || b.is_ascii_digit())
+            || !(rest.is_empty() || rest.starts_with(['T', ' ']))
+        {
+            return None;
+        }
+        let day = Day::parse(head)?;
+        return label(PeriodLength::Day, false, (day.year, day.month, day.day));
+    }
+    let (fiscal, body) = match text.strip_prefix("FY") {
+        Some(rest) => (true, rest.trim_start()),
+        None => (false, text),
+    };
+    if let Some(year) = year(body) {
+        return label(PeriodLength::Year, fiscal, (year, 1, 1));
+    }
+    if let (false, Some(y), Some(b'-'), Some(m)) =
+        (fiscal, body.get(..4).and_then(year), body.as_bytes().get(4), body.get(5..))
+        && m.len() == 2
+        && m.bytes().all(|b| b.is_ascii_digit())
+    {
+        let m: u8 = m.parse().ok()?;
+        return (1..=12).contains(&m).then_some(PeriodLabel {
+            length: PeriodLength::Month,
+            fiscal,
+            start: (y, m, 1),
+        });
+    }
+    let words: Vec<&str> = body.split([' ', '-']).filter(|word| !word.is_empty()).collect();
+    match words.as_slice() {
+        [first, second] => {
+            let (y, q) = match (year(first), quarter(second)) {
+                (Some(y), Some(q)) => (y, q),
+                _ if !fiscal => (year(second)?, quarter(first)?),
+                _ => return None,
+            };
+            label(PeriodLength::Quarter, fiscal, (y, q, 1))
+        }
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Day {
     year: i32,
@@ -163,6 +251,44 @@ mod tests {
             assert_eq!(resolve_bound(bad, "2025-08-15"), None, "{bad}");
         }
         assert_eq!(resolve_bound("@Y", "2025-02-30"), None);
+    }
+
+    #[test]
+    fn period_labels_are_years_quarters_months_and_days() {
+        let length = |text: &str| period_label(text).map(|it| it.length);
+        assert_eq!(length("2025"), Some(PeriodLength::Year));
+        assert_eq!(length("FY2025"), Some(PeriodLength::Year));
+        for quarter in ["2025 Q1", "2025-Q1", "Q1 2025", "FY2025 Q1", "FY 2025 Q1", "2025 q4"] {
+            assert_eq!(length(quarter), Some(PeriodLength::Quarter), "{quarter}");
+        }
+        assert_eq!(length("2025-03"), Some(PeriodLength::Month));
+        assert_eq!(length("2025-03-31"), Some(PeriodLength::Day));
+        assert_eq!(length("2025-03-31T10:00:00Z"), Some(PeriodLength::Day));
+        for other in [
+            "",
+            "541512",
+            "0999",
+            "2025-13",
+            "2025-02-30",
+            "Q5 2025",
+            "FYQ1",
+            "CF-1001",
+            "TTP4GAUL56CU",
+            "Department of the Army",
+            "2025-03-31x",
+            "Q1 FY2025",
+            "é",
+            "2025-3",
+            "2025-03-€1",
+            "2025-03-0€",
+            "+025-03-01",
+        ] {
+            assert_eq!(period_label(other), None, "{other}");
+        }
+        let order = |text: &str| period_label(text).unwrap().start;
+        assert!(order("FY2024 Q4") < order("FY2025 Q1"));
+        assert!(order("Q4 2024") < order("Q1 2025"));
+        assert!(order("2024-12") < order("2025-01"));
     }
 
     #[test]

@@ -11,7 +11,10 @@
 //! - `GET /healthz`, `GET /readyz` (database reachable), `GET /metrics` (Prometheus),
 //!   `GET /openapi.json` (OpenAPI 3.1);
 //! - `GET /`: a page that asks, shows the answer and its evidence tables, and the plan as an
-//!   SVG drawn on the server (`?include=svg` on the answer routes adds it as `plan_svg`).
+//!   SVG drawn on the server (`?include=svg` on the answer routes adds it as `plan_svg`). Its
+//!   tables come from `?include=tables` (`tables`): cells written as the answer's text writes
+//!   them (planner-engine's `TableView`: money in dollars, numbers grouped), and a table whose
+//!   rows are periods drawn as a line chart above it (`chart_svg`, the `svg` module).
 //!
 //! Every `/v1/` route takes `Authorization: Bearer KEY` (keys from `planner_exec`, bound to a
 //! tenant and scopes; a verified key is cached for a few seconds), is rate-limited per key and,

@@ -67,6 +67,9 @@ pub(crate) enum ThreadFailures {
 pub(crate) enum Include {
     /// The plan drawn as an SVG, as `plan_svg`.
     Svg,
+    /// The evidence tables as the page shows them, as `tables`: cells written as the answer's
+    /// text writes them, and a line chart (`chart_svg`) of a table whose rows are periods.
+    Tables,
 }
 
 /// The bearer scheme and the responses of unknown paths and methods.

@@ -13,7 +13,9 @@ use crate::AppState;
 use crate::auth::Caller;
 use crate::error::{Error, Result};
 use crate::openapi::{BodyFailures, Include, KeyedFailures, QueryFailures, ThreadFailures};
-use crate::views::{AnswerRequest, Graph, PlanRequest, Probe, RegistryView, ResumeRequest, Status};
+use crate::views::{
+    AnswerRequest, Graph, PlanRequest, Probe, RegistryView, ResumeRequest, ShownTable, Status,
+};
 
 /// Parses a JSON body, turning every failure into a problem that says what is wrong.
 fn body<T: DeserializeOwned>(state: &AppState, bytes: Result<Bytes, BytesRejection>) -> Result<T> {
@@ -84,24 +86,45 @@ fn shown(text: &str) -> String {
     out
 }
 
-/// The query of the answering routes: whether it asks for the plan's picture (`include=svg`).
-fn wants_svg(pairs: QueryPairs) -> Result<bool> {
-    Ok(!check_query(pairs, &[("include", &["svg"])])?.is_empty())
+/// What the answering routes' query asks to add to an answer (`include=svg`, `include=tables`;
+/// the parameter may be given once for each).
+#[derive(Debug, Clone, Copy, Default)]
+struct Includes {
+    /// The plan's picture, as `plan_svg`.
+    svg: bool,
+    /// The evidence tables as the page shows them, as `tables`.
+    tables: bool,
+}
+
+fn includes(pairs: QueryPairs) -> Result<Includes> {
+    let pairs = check_query(pairs, &[("include", &["svg", "tables"])])?;
+    Ok(Includes {
+        svg: pairs.iter().any(|(_, value)| value == "svg"),
+        tables: pairs.iter().any(|(_, value)| value == "tables"),
+    })
 }
 
 fn outcome(
     state: &AppState,
     result: planner_engine::Result<Outcome>,
-    svg: bool,
+    include: Includes,
 ) -> Result<Response> {
     match result {
         Ok(outcome) => {
             if let Outcome::Answered(answer) = &outcome {
                 state.shared.metrics.answer(answer);
-                if svg {
+                if include.svg || include.tables {
                     let mut value = serde_json::to_value(&outcome)
                         .map_err(|err| Error::Internal(err.to_string()))?;
-                    value["plan_svg"] = crate::svg::plan_svg(answer).into();
+                    if include.svg {
+                        value["plan_svg"] = crate::svg::plan_svg(answer).into();
+                    }
+                    if include.tables {
+                        let registry = engine(state).planner().registry();
+                        let tables = ShownTable::all(registry, &answer.evidence);
+                        value["tables"] = serde_json::to_value(tables)
+                            .map_err(|err| Error::Internal(err.to_string()))?;
+                    }
                     return Ok(Json(value).into_response());
                 }
             }
@@ -132,7 +155,7 @@ fn outcome(
 
 /// Answer a question (or, with `thread_id`, a clarifying question).
 #[utoipa::path(post, path = "/v1/answer", request_body = AnswerRequest, security(("bearer" = [])),
-    params(("include" = Option<Include>, Query, description = "`svg` adds the plan drawn as an SVG (`plan_svg`) to an answer.")),
+    params(("include" = Option<Include>, Query, description = "`svg` adds the plan drawn as an SVG (`plan_svg`) to an answer; `tables` adds its evidence tables as the page shows them (`tables`: cells written as the text writes them, and `chart_svg`, a line chart of a table whose rows are periods). Give the parameter once for each.")),
     responses(
         (status = 200, description = "An answer, or a clarifying question.", body = Outcome),
         KeyedFailures, BodyFailures, ThreadFailures,
@@ -143,7 +166,7 @@ pub(crate) async fn answer(
     query: QueryPairs,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
-    let svg = wants_svg(query)?;
+    let include = includes(query)?;
     let request: AnswerRequest = body(&state, bytes)?;
     let result = match request.thread_id {
         Some(thread_id) => {
@@ -160,14 +183,14 @@ pub(crate) async fn answer(
                 .await
         }
     };
-    outcome(&state, result, svg)
+    outcome(&state, result, include)
 }
 
 /// Answer a thread's clarifying question.
 #[utoipa::path(post, path = "/v1/threads/{id}/resume", request_body = ResumeRequest, security(("bearer" = [])),
     params(
         ("id" = String, Path, description = "The thread id of a needs_input outcome."),
-        ("include" = Option<Include>, Query, description = "`svg` adds the plan drawn as an SVG (`plan_svg`) to an answer."),
+        ("include" = Option<Include>, Query, description = "`svg` adds the plan drawn as an SVG (`plan_svg`) to an answer; `tables` adds its evidence tables as the page shows them (`tables`: cells written as the text writes them, and `chart_svg`, a line chart of a table whose rows are periods). Give the parameter once for each."),
     ),
     responses(
         (status = 200, description = "An answer, or another clarifying question.", body = Outcome),
@@ -180,7 +203,7 @@ pub(crate) async fn resume(
     query: QueryPairs,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Result<Response> {
-    let svg = wants_svg(query)?;
+    let include = includes(query)?;
     let request: ResumeRequest = body(&state, bytes)?;
     // The body is judged before the path: a reply the document rejects is a 422 whatever the id.
     planner_engine::check_input(&request.answer).map_err(planner_engine::Error::from)?;
@@ -188,7 +211,7 @@ pub(crate) async fn resume(
     let Path(thread_id) = thread_id
         .map_err(|rejection| Error::NotFound(format!("no thread has this id ({rejection})")))?;
     let result = engine(&state).resume(&thread_id, &request.answer, &caller.engine()).await;
-    outcome(&state, result, svg)
+    outcome(&state, result, include)
 }
 
 /// Plan a question without running it (the JSON of `planner plan --json`).

@@ -2,6 +2,7 @@
 //! probes), typed so that the OpenAPI document is generated from them. Fields are declared in
 //! alphabetical order: the JSON is the one the routes have always written.
 
+use planner_engine::{EvidenceTable, TableView};
 use planner_registry::{IntentBody, ParamKind, Registry, Requirement, Value};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -288,5 +289,42 @@ impl RegistryView {
                 .collect(),
             scopes: registry.settings().scopes.clone(),
         }
+    }
+}
+
+/// An evidence table as the page shows it (`?include=tables` adds them to an answer as
+/// `tables`, in the order of `evidence`).
+#[derive(Debug, Serialize)]
+pub(crate) struct ShownTable {
+    /// Its rows drawn as a line chart, when they are periods (a time series).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) chart_svg: Option<String>,
+    /// Column names.
+    pub(crate) columns: Vec<String>,
+    /// The intent.
+    pub(crate) intent: String,
+    /// Rows of cells written as the answer's text writes them (money in dollars, numbers with
+    /// thousands separators).
+    pub(crate) rows: Vec<Vec<String>>,
+}
+
+impl ShownTable {
+    /// The page's view of each of `evidence`'s tables.
+    pub(crate) fn all(registry: &Registry, evidence: &[EvidenceTable]) -> Vec<ShownTable> {
+        evidence
+            .iter()
+            .map(|table| {
+                let view = TableView::new(registry, table);
+                ShownTable {
+                    chart_svg: view
+                        .series
+                        .as_ref()
+                        .map(|series| crate::svg::series_svg(&view.intent, series)),
+                    columns: view.columns,
+                    intent: view.intent,
+                    rows: view.rows,
+                }
+            })
+            .collect()
     }
 }

@@ -18,7 +18,7 @@ use sqlx::PgPool;
 use tower::ServiceExt as _;
 
 use crate::browser::{Browser, find_chromium};
-use crate::server::{CLARIFY, COMPOUND, seeded, server};
+use crate::server::{CLARIFY, COMPOUND, SPEND_BY_QUARTER, seeded, server};
 
 /// The page is finished with a submission: it shows an answer, asks back or shows a problem.
 const SETTLED: &str =
@@ -43,6 +43,10 @@ const SHOWN: &str = r#"(() => {
     svg_width: svg ? svg.getBoundingClientRect().width : 0,
     dropped: svg ? [...svg.querySelectorAll('.dropped')].map((g) => g.textContent) : [],
     thread: $('thread').value,
+    charts: [...document.querySelectorAll('#evidence .evidence')].map((box) => {
+      const chart = box.querySelector('.chart svg');
+      return chart ? chart.querySelector('title').textContent : null;
+    }),
   };
 })()"#;
 
@@ -65,9 +69,10 @@ fn artifacts() -> PathBuf {
     dir
 }
 
-/// What the API answers `question` for `key`, with the picture.
+/// What the API answers `question` for `key`, with the picture and the tables as the page shows
+/// them.
 async fn api_answer(app: &Router, key: &str, question: &str) -> Value {
-    let request = Request::post("/v1/answer?include=svg")
+    let request = Request::post("/v1/answer?include=svg&include=tables")
         .header(header::AUTHORIZATION, format!("Bearer {key}"))
         .header(header::CONTENT_TYPE, "application/json")
         .body(Body::from(json!({ "question": question }).to_string()))
@@ -127,12 +132,20 @@ async fn the_page_answers_and_draws_the_plan_in_chromium(pool: PgPool) {
     let tables = shown["tables"].as_array().unwrap();
     let evidence = expected["evidence"].as_array().unwrap();
     assert_eq!(tables.len(), 2, "{shown}");
-    for (table, evidence) in tables.iter().zip(evidence) {
+    let shown_tables = expected["tables"].as_array().unwrap();
+    for ((table, evidence), shown_table) in tables.iter().zip(evidence).zip(shown_tables) {
         assert_eq!(table["intent"], evidence["intent"]);
         assert_eq!(table["columns"], evidence["columns"]);
-        assert_eq!(table["rows"], evidence["rows"]);
+        // The cells as the text writes them (money in dollars), one for one with the evidence.
+        assert_eq!(table["rows"], shown_table["rows"]);
+        assert_eq!(
+            table["rows"].as_array().unwrap().len(),
+            evidence["rows"].as_array().unwrap().len()
+        );
         assert!(!table["rows"].as_array().unwrap().is_empty(), "{table}");
     }
+    let money = tables[0]["rows"][0][3].as_str().unwrap();
+    assert!(money.starts_with('$') && money.contains('.'), "{shown}");
     let plan_intents: Vec<String> = expected["plan"]["nodes"]
         .as_array()
         .unwrap()
@@ -146,6 +159,27 @@ async fn the_page_answers_and_draws_the_plan_in_chromium(pool: PgPool) {
     let (width, height) = png_size(&png);
     assert!(width >= 1000 && height >= 900, "{width}x{height}");
     std::fs::write(artifacts().join("answered.png"), &png).unwrap();
+
+    // A table of vendors has no chart; spend by fiscal quarter is drawn above its table.
+    assert_eq!(shown["charts"], json!([null, null]), "{shown}");
+    let shown = ask(&mut browser, &keys.plain, SPEND_BY_QUARTER).await;
+    let expected = api_answer(&app, &keys.plain, SPEND_BY_QUARTER).await;
+    assert_eq!(shown["state"], "answered", "{shown}");
+    let charts: Vec<Value> = expected["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|table| match table["chart_svg"].as_str() {
+            Some(svg) => {
+                let title = svg.split("<title>").nth(1).and_then(|it| it.split("</title>").next());
+                json!(title.unwrap())
+            }
+            None => Value::Null,
+        })
+        .collect();
+    assert!(charts.iter().any(Value::is_string), "{expected}");
+    assert_eq!(shown["charts"], json!(charts), "{shown}");
+    std::fs::write(artifacts().join("chart.png"), browser.screenshot().await).unwrap();
 
     // Without the bench scope the bench node is drawn greyed in the picture, with its reason.
     let shown = ask(&mut browser, &keys.plain, COMPOUND).await;

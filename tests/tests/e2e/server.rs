@@ -245,8 +245,8 @@ async fn query_strings_outside_the_document_get_400_saying_which(pool: PgPool) {
     let key = Some(keys.plain.as_str());
     let question = json!({ "question": COMPOUND });
     for (uri, words) in [
-        ("/v1/answer?include=null", "`include` must be `svg`, not `null`"),
-        ("/v1/answer?include=null&include=null", "`include` must be `svg`"),
+        ("/v1/answer?include=null", "`include` must be `svg` or `tables`, not `null`"),
+        ("/v1/answer?include=null&include=null", "`include` must be `svg` or `tables`"),
         ("/v1/answer?include=svg&verbose=1", "unknown query parameter `verbose`"),
         ("/v1/plan?include=svg", "this route takes no query parameters"),
     ] {
@@ -531,7 +531,55 @@ async fn the_page_and_the_plan_picture(pool: PgPool) {
     let bench_svg = bench["plan_svg"].as_str().unwrap();
     let suppressed = bench["suppressed_cells"].as_u64().unwrap();
     assert_eq!(bench_svg.contains("class=\"suppressed\""), suppressed > 0, "{bench_svg}");
+
+    // The tables as the page shows them: the evidence's cells, money written in dollars as the
+    // text writes it; a table of vendors is no series, so it has no chart.
+    assert!(drawn.get("tables").is_none());
+    let shown = post(&app, "/v1/answer?include=tables", Some(&keys.plain), &question).await.json();
+    assert!(shown.get("plan_svg").is_none());
+    let evidence = shown["evidence"].as_array().unwrap();
+    let tables = shown["tables"].as_array().unwrap();
+    assert_eq!(tables.len(), evidence.len());
+    let (table, raw) = (&tables[0], &evidence[0]);
+    assert_eq!(table["intent"], "top_incumbents");
+    assert_eq!(table["columns"], raw["columns"]);
+    assert!(table.get("chart_svg").is_none(), "{table}");
+    for (row, raw_row) in
+        table["rows"].as_array().unwrap().iter().zip(raw["rows"].as_array().unwrap())
+    {
+        // uei, name, awards, obligated (usd).
+        assert_eq!(row[0], raw_row[0]);
+        let (money, amount) = (row[3].as_str().unwrap(), raw_row[3].as_str().unwrap());
+        assert!(money.starts_with('$'), "{money}");
+        assert_eq!(money.replace(['$', ','], ""), amount, "{money} is not {amount}");
+    }
+    // Spend by fiscal quarter is a series: drawn above its table, the same bytes every time.
+    let spend = json!({ "question": SPEND_BY_QUARTER });
+    let charted =
+        post(&app, "/v1/answer?include=svg&include=tables", Some(&keys.plain), &spend).await.json();
+    assert!(charted["plan_svg"].is_string(), "{charted}");
+    let tables = charted["tables"].as_array().unwrap();
+    let spend_table = tables
+        .iter()
+        .find(|table| table["intent"] == "agency_naics_spend")
+        .unwrap_or_else(|| panic!("no spend table: {charted}"));
+    assert!(spend_table["rows"].as_array().unwrap().len() >= 2, "{spend_table}");
+    let chart = spend_table["chart_svg"].as_str().unwrap_or_else(|| panic!("{spend_table}"));
+    assert!(chart.starts_with("<svg") && chart.ends_with("</svg>"), "{chart}");
+    assert!(
+        chart.contains("<title>agency_naics_spend: awards, obligated by fiscal_quarter</title>"),
+        "{chart}"
+    );
+    assert_eq!(chart.matches("class=\"series\"").count(), 2, "{chart}");
+    let again = post(&app, "/v1/answer?include=tables", Some(&keys.plain), &spend).await.json();
+    let again = again["tables"].as_array().unwrap();
+    let again = again.iter().find(|table| table["intent"] == "agency_naics_spend").unwrap();
+    assert_eq!(again["chart_svg"], spend_table["chart_svg"]);
 }
+
+/// A question answered by the spend of one agency under one NAICS code by fiscal quarter.
+pub(super) const SPEND_BY_QUARTER: &str =
+    "How much did the Department of the Army obligate under NAICS 541512 in each fiscal quarter?";
 
 #[sqlx::test]
 async fn failing_requests_from_one_address_get_429_before_any_key_lookup(pool: PgPool) {
