@@ -253,7 +253,12 @@ impl ValidateCase {
     /// What `validate` takes besides the registry and the proposal.
     #[must_use]
     pub fn inputs(&self) -> Inputs<'_> {
-        Inputs { available: &self.available, scopes: &self.scopes, refers: false }
+        Inputs {
+            available: &self.available,
+            roles: planner_grammar::NO_ROLES,
+            scopes: &self.scopes,
+            refers: false,
+        }
     }
 }
 

@@ -171,6 +171,7 @@ pub(crate) fn evidence_of(ctx: &Ctx, state: &State) -> Evidence {
         .params
         .available
         .values()
+        .chain(state.params.roles.values())
         .filter_map(|value| match value {
             Value::Text(text) => Some(text.clone()),
             Value::List(items) => Some(items.join("/")),

@@ -12,7 +12,7 @@ use planner_grammar::{
     Agreement, ConsensusOutcome, DropReason, Inputs, Validation, stabilize, validate,
 };
 use planner_infer::{Catalog, LexicalPick, LexicalProposer, ParamSpan, ProposeRequest, Proposer};
-use planner_registry::{ParamId, ParamKind, Registry, Value};
+use planner_registry::{ParamId, ParamKind, Registry, Role, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::screen::{Refusal, Screen};
@@ -56,6 +56,10 @@ pub struct Params {
     pub ambiguous: BTreeSet<ParamKind>,
     /// The available values, one per kind.
     pub available: BTreeMap<ParamKind, Value>,
+    /// The values told apart by role ("from Seattle to Denver"), one per kind and role, for
+    /// the kinds the registry gives roles: what params with a role bind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", with = "role_values")]
+    pub roles: BTreeMap<(ParamKind, Role), Value>,
     /// The question refers back to what another of its asks names ("how reliable were they"):
     /// an optional param it leaves to its default binds through an edge instead (see
     /// `planner_grammar::Inputs::refers`).
@@ -72,6 +76,9 @@ pub struct ParamMention {
     pub value: Value,
     /// Byte range `[start, end)` in the question.
     pub span: (usize, usize),
+    /// The end of a directed pair the question makes it, for a kind the registry gives roles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
 }
 
 impl Params {
@@ -103,28 +110,71 @@ impl Params {
         params.refers = refers_back(question);
         for answer in answers {
             let more = extractor.extract(answer);
+            params.roles.extend(more.roles());
             for (kind, value) in more.available() {
                 params.ambiguous.remove(&kind);
                 params.available.insert(kind, value);
             }
+            params.take_other_ends(&more);
         }
         params
+    }
+
+    /// After an answer: of a kind with exactly one end told, the one value the question or the
+    /// answer gives without a cue (other than the told one) is the other end, as it would be in
+    /// one question ("from Seattle", then "Denver" when asked for the destination; "Seattle
+    /// volume", then "to Reno").
+    fn take_other_ends(&mut self, answer: &Extraction) {
+        let kinds: BTreeSet<ParamKind> = self.roles.keys().map(|&(kind, _)| kind).collect();
+        for kind in kinds {
+            let told: Vec<(Role, &Value)> = self
+                .roles
+                .iter()
+                .filter(|((k, _), _)| *k == kind)
+                .map(|(&(_, role), value)| (role, value))
+                .collect();
+            let [(role, told)] = told.as_slice() else { continue };
+            let mut unmarked: Vec<&Value> = Vec::new();
+            let question = self.mentions.iter().map(|m| (m.kind, m.role, &m.value));
+            let answered = answer.params.iter().map(|m| (m.kind, m.role, &m.value));
+            for (_, _, value) in
+                question.chain(answered).filter(|&(k, r, _)| k == kind && r.is_none())
+            {
+                if value != *told && !unmarked.contains(&value) {
+                    unmarked.push(value);
+                }
+            }
+            if let [value] = unmarked.as_slice() {
+                let entry = ((kind, role.other()), (*value).clone());
+                self.roles.insert(entry.0, entry.1);
+            }
+        }
+    }
+
+    /// The kinds the question gives a value the plan may bind: available ones, and those told
+    /// apart by role.
+    pub fn kinds(&self) -> BTreeSet<ParamKind> {
+        let mut kinds: BTreeSet<ParamKind> = self.available.keys().copied().collect();
+        kinds.extend(self.roles.keys().map(|&(kind, _)| kind));
+        kinds
     }
 
     fn from_extraction(extraction: &Extraction) -> Params {
         let mentions = extraction
             .params
             .iter()
-            .map(|Mention { kind, value, span }| ParamMention {
+            .map(|Mention { kind, value, span, role }| ParamMention {
                 kind: *kind,
                 value: value.clone(),
                 span: (span.start, span.end),
+                role: *role,
             })
             .collect();
         Params {
             mentions,
             ambiguous: extraction.ambiguous.clone(),
             available: extraction.available(),
+            roles: extraction.roles(),
             refers: false,
         }
     }
@@ -348,8 +398,7 @@ impl Planner {
     }
 
     fn lexical_pick(&self, question: &str, params: &Params) -> LexicalPick {
-        let kinds: BTreeSet<ParamKind> = params.available.keys().copied().collect();
-        self.lexical.pick(question, &kinds, &params.spans())
+        self.lexical.pick(question, &self.kinds(params), &params.spans())
     }
 
     fn single_of(&self, pick: &LexicalPick, params: &Params, scopes: &[String]) -> Option<String> {
@@ -357,7 +406,12 @@ impl Planner {
         if pick.compound {
             return None;
         }
-        let inputs = Inputs { available: &params.available, scopes, refers: params.refers };
+        let inputs = Inputs {
+            available: &params.available,
+            roles: &params.roles,
+            scopes,
+            refers: params.refers,
+        };
         let validation = validate(&self.registry, &inputs, std::slice::from_ref(name));
         (validation.plan.nodes.len() == 1 && validation.dropped.is_empty()).then(|| name.clone())
     }
@@ -387,7 +441,7 @@ impl Planner {
 
     /// Asks the configured proposer for K proposals; on error, the lexical proposer answers.
     pub async fn propose(&self, question: &str, params: &Params) -> Proposed {
-        let kinds: BTreeSet<ParamKind> = params.available.keys().copied().collect();
+        let kinds = self.kinds(params);
         let spans = params.spans();
         let request =
             ProposeRequest { question, available: &kinds, spans: &spans, samples: self.samples };
@@ -502,8 +556,7 @@ impl Planner {
                 pick.unanswered.clone()
             }
             _ => {
-                let kinds: BTreeSet<ParamKind> =
-                    planning.params.available.keys().copied().collect();
+                let kinds = self.kinds(&planning.params);
                 self.lexical.unanswered(question, &kinds, &planning.params.spans(), &names)
             }
         };
@@ -514,6 +567,15 @@ impl Planner {
             .filter(|part| !part.is_empty())
             .map(str::to_owned)
             .collect()
+    }
+
+    /// The kinds the proposer hears the question give: [`Params::kinds`], and a kind the
+    /// registry gives roles written with two values not yet told apart (what a lane intent
+    /// takes, once the user says which end each is).
+    fn kinds(&self, params: &Params) -> BTreeSet<ParamKind> {
+        let mut kinds = params.kinds();
+        kinds.extend(params.ambiguous.iter().copied().filter(|&k| self.registry.has_roles(k)));
+        kinds
     }
 
     fn is_lexical(&self) -> bool {
@@ -531,7 +593,12 @@ impl Planner {
         single: bool,
         rounds_left: bool,
     ) -> Planning {
-        let inputs = Inputs { available: &params.available, scopes, refers: params.refers };
+        let inputs = Inputs {
+            available: &params.available,
+            roles: &params.roles,
+            scopes,
+            refers: params.refers,
+        };
         let mut consensus = stabilize(&self.registry, &inputs, &proposed.samples);
         if consensus.outcome.agreement == Agreement::NoMajority
             && proposed.failure.is_none()
@@ -612,6 +679,10 @@ impl Planner {
         let mut suggestions = Vec::new();
         for &param in missing {
             let kind = self.registry.param(param).kind;
+            if let Some(role) = self.registry.param(param).role {
+                self.ask_for_end(params, missing, param, role, &mut asks, &mut suggestions);
+                continue;
+            }
             let candidates = params.candidates(kind);
             if params.ambiguous.contains(&kind) && candidates.len() > 1 {
                 let listed: Vec<String> = candidates.iter().map(Value::to_string).collect();
@@ -626,6 +697,62 @@ impl Planner {
             }
         }
         (asks.join(" "), suggestions)
+    }
+
+    /// The question for a missing param with a role. When both ends of its kind are missing
+    /// and the question gave values of the kind without saying which end each is, it names
+    /// them and says how to tell them apart (once for the pair); otherwise it asks for the one
+    /// end, as for any missing value.
+    fn ask_for_end(
+        &self,
+        params: &Params,
+        missing: &[ParamId],
+        param: ParamId,
+        role: Role,
+        asks: &mut Vec<String>,
+        suggestions: &mut Vec<String>,
+    ) {
+        let kind = self.registry.param(param).kind;
+        let other = missing.iter().copied().find(|&other| {
+            other != param
+                && self.registry.param(other).kind == kind
+                && self.registry.param(other).role == Some(role.other())
+        });
+        let label = kind_noun(&self.registry, kind);
+        let Some(other) = other else {
+            asks.push(format!("Which {} {label} do you mean?", role.noun()));
+            return;
+        };
+        if other.index() < param.index() {
+            return; // asked with the other end
+        }
+        let given: Vec<String> = params.candidates(kind).iter().map(Value::to_string).collect();
+        let (from, to) = (Role::From.noun(), Role::To.noun());
+        match given.as_slice() {
+            [] => {
+                asks.push(format!("Which {from} {label} do you mean? Which {to} {label}?"));
+            }
+            [one] => asks.push(format!(
+                "Is {one} the {from} or the {to}, and which {label} is the other end? Say \
+                 \"from {one} to\" or \"to {one} from\" the other {label}."
+            )),
+            [first, second] => {
+                asks.push(format!(
+                    "Which {label} is the {from} and which the {to}: {first} or {second}? Say \
+                     \"from {first} to {second}\" or \"from {second} to {first}\"."
+                ));
+                suggestions.push(format!("from {first} to {second}"));
+                suggestions.push(format!("from {second} to {first}"));
+            }
+            [first, second, ..] => {
+                let (last, rest) = given.split_last().unwrap_or((first, &[]));
+                asks.push(format!(
+                    "Which {label} is the {from} and which the {to}: {} or {last}? Say, for \
+                     example, \"from {first} to {second}\".",
+                    rest.join(", ")
+                ));
+            }
+        }
     }
 }
 
@@ -668,4 +795,29 @@ fn refers_back(question: &str) -> bool {
         matches!(word.as_str(), "they" | "them" | "their" | "theirs" | "those" | "these")
             || (word == "each" && words.get(i + 1).is_some_and(|next| next == "of"))
     })
+}
+
+/// [`Params::roles`] as JSON (in checkpoints): a list of `[kind, role, value]`, since JSON
+/// object keys are strings.
+mod role_values {
+    use std::collections::BTreeMap;
+
+    use planner_registry::{ParamKind, Role, Value};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(
+        roles: &BTreeMap<(ParamKind, Role), Value>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let list: Vec<(&ParamKind, &Role, &Value)> =
+            roles.iter().map(|((kind, role), value)| (kind, role, value)).collect();
+        list.serialize(serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<BTreeMap<(ParamKind, Role), Value>, D::Error> {
+        let list: Vec<(ParamKind, Role, Value)> = Vec::deserialize(deserializer)?;
+        Ok(list.into_iter().map(|(kind, role, value)| ((kind, role), value)).collect())
+    }
 }

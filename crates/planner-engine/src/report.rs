@@ -55,7 +55,7 @@ pub struct ParamReport {
     pub span: [usize; 2],
 }
 
-/// The registry's name for a kind's param.
+/// The registry's name for a kind's param (its param without a role).
 pub(crate) fn param_name(registry: &Registry, kind: ParamKind) -> String {
     registry
         .param_of_kind(kind)
@@ -90,7 +90,13 @@ impl PlanReport {
                 .mentions
                 .iter()
                 .map(|it| ParamReport {
-                    param: param_name(registry, it.kind),
+                    param: it
+                        .role
+                        .and_then(|role| registry.param_of_role(it.kind, Some(role)))
+                        .map_or_else(
+                            || param_name(registry, it.kind),
+                            |id| registry.param(id).name.clone(),
+                        ),
                     value: it.value.clone(),
                     span: [it.span.0, it.span.1],
                 })

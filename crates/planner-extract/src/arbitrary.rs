@@ -393,7 +393,7 @@ fn join(lead: &str, parts: Vec<(Fragment, String)>, end: &str) -> Planted {
         text.push_str(&fragment.text);
         for (kind, value, range) in fragment.expected {
             let span = Span { start: offset + range.start, end: offset + range.end };
-            expected.push(Mention { kind, value, span });
+            expected.push(Mention { kind, value, span, role: None });
         }
         if !after.is_empty() {
             text.push(' ');

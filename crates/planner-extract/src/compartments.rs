@@ -61,6 +61,7 @@ impl List {
                 kind: ParamKind::Compartments,
                 value: Value::List(codes),
                 span,
+                role: None,
             });
         }
         hit.diagnostics.extend(self.diagnostics);

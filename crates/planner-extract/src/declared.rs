@@ -935,7 +935,7 @@ impl Declared {
             if let Some(problem) = problem {
                 diagnostics.push(Diagnostic { span, problem });
             }
-            mentions.push(Mention { kind: matcher.kind, value, span });
+            mentions.push(Mention { kind: matcher.kind, value, span, role: None });
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use planner_registry::{ParamKind, Value};
+use planner_registry::{ParamKind, Role, Value};
 
 use crate::scan::{Hit, Scan};
 use crate::token::{DIGITS, HAS_DIGIT};
@@ -44,6 +44,9 @@ pub struct Mention {
     pub value: Value,
     /// Where it was written.
     pub span: Span,
+    /// The end of a directed pair the question's words make it ("from X", "to Y"; see the
+    /// `roles` module), or `None`.
+    pub role: Option<Role>,
 }
 
 /// Something the extractors noticed that the caller may want to tell the user.
@@ -219,6 +222,7 @@ pub fn extract(question: &str) -> Extraction {
     if !out.diagnostics.is_sorted_by_key(|d| d.span) {
         out.diagnostics.sort_by_key(|d| d.span);
     }
+    crate::roles::assign(question, &mut out.params);
     let mut first: [Option<&Value>; ParamKind::BUILTIN.len()] = [None; ParamKind::BUILTIN.len()];
     let mut ambiguous = [false; ParamKind::BUILTIN.len()];
     for mention in &out.params {
@@ -247,6 +251,7 @@ pub fn extract(question: &str) -> Extraction {
 pub struct Extractor {
     builtin: Option<BTreeSet<ParamKind>>,
     pub(crate) declared: crate::declared::Declared,
+    roles: crate::roles::RoleKinds,
 }
 
 impl Extractor {
@@ -265,12 +270,16 @@ impl Extractor {
                     .collect(),
             )
         };
-        Extractor { builtin, declared }
+        Extractor { builtin, declared, roles: crate::roles::RoleKinds::new(registry) }
     }
 
     /// Runs the registry's extractors over `question`. Pure, deterministic and total.
     pub fn extract(&self, question: &str) -> Extraction {
-        let Some(builtin) = &self.builtin else { return extract(question) };
+        let Some(builtin) = &self.builtin else {
+            let mut out = extract(question);
+            self.roles.keep(&mut out.params);
+            return out;
+        };
         let mut out = if builtin.is_empty() {
             Extraction::default()
         } else {
@@ -296,6 +305,8 @@ impl Extractor {
         if !out.diagnostics.is_sorted_by_key(|d| d.span) {
             out.diagnostics.sort_by_key(|d| d.span);
         }
+        crate::roles::assign(question, &mut out.params);
+        self.roles.keep(&mut out.params);
         out
     }
 }

@@ -12,6 +12,14 @@
 //! matchers; [`extract`] stays the built-in matchers, which read the same values (the tests of
 //! planner-engine hold the two to it).
 //!
+//! Each [`Mention`] carries the end of a directed pair the question makes it (`role`: "from
+//! Seattle" is a source, "to Denver" a goal, "between Reno and Boise" both), read by one small
+//! pass over the words before and between the values of one kind (module `roles`, whose docs
+//! state the rules); [`Extraction::roles`] gives the values told apart by role, which params
+//! with a role bind. [`extract`] reads roles for every kind whose values can be ends
+//! (`planner_registry::Role::suits`); an [`Extractor`] keeps them only for the kinds its
+//! registry gives roles, so a registry without roles extracts as before.
+//!
 //! A date range kind of a registry with the data's date (`as_of`) also reads relative periods
 //! ("last year", "year to date", "the past 6 months") as relative bounds (`["@Y-12m", "@Y"]`),
 //! which the engine resolves against that date when the plan runs: extraction itself stays
@@ -39,6 +47,7 @@ mod declared;
 mod extraction;
 mod months;
 mod naics;
+mod roles;
 mod scan;
 mod token;
 mod uei;

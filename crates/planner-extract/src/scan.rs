@@ -28,7 +28,11 @@ pub(crate) struct Hit {
 impl Hit {
     /// A hit that found one param.
     pub(crate) fn one(end: usize, kind: ParamKind, value: Value, span: Span) -> Hit {
-        Hit { end, mentions: [Some(Mention { kind, value, span }), None], diagnostics: Vec::new() }
+        Hit {
+            end,
+            mentions: [Some(Mention { kind, value, span, role: None }), None],
+            diagnostics: Vec::new(),
+        }
     }
 
     /// A hit that only reports a problem.

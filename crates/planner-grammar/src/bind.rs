@@ -1,26 +1,27 @@
 //! Binding an intent's arguments from the available params and its defaults.
 
-use std::collections::BTreeMap;
-
 use planner_registry::{
     IntentId, IntentParam, ParamId, ParamKind, Registry, Requirement, Value, ValueShape,
 };
 
 use crate::plan::{ArgSource, BoundArg};
+use crate::validate::Inputs;
 
-/// Binds every param of `intent` from `available` (looked up by kind), clamping integers into
-/// the intent's range, or from its defaults. Returns the params that are required and not
-/// available, in the intent's order, when any is missing. Edges are the validator's business:
-/// this binds from the question alone.
+/// Binds every param of `intent` from the question's values (`inputs.available` looked up by
+/// kind, `inputs.roles` by kind and role), clamping integers into the intent's range, or from
+/// its defaults. Returns the params that are required and not given, in the intent's order,
+/// when any is missing. Edges are the validator's business: this binds from the question
+/// alone.
 pub fn bind(
     registry: &Registry,
     intent: IntentId,
-    available: &BTreeMap<ParamKind, Value>,
+    inputs: &Inputs<'_>,
 ) -> Result<Vec<BoundArg>, Vec<ParamId>> {
-    let mut args = Vec::with_capacity(registry.intent(intent).params.len());
+    let params = &registry.intent(intent).params;
+    let mut args = Vec::with_capacity(params.len());
     let mut missing = Vec::new();
-    for param in &registry.intent(intent).params {
-        match bind_one(registry, param, available) {
+    for param in params {
+        match bind_one(registry, params, param, inputs) {
             Some(source) => args.push(BoundArg { param: param.param, kind: param.kind, source }),
             None => missing.push(param.param),
         }
@@ -28,14 +29,15 @@ pub fn bind(
     if missing.is_empty() { Ok(args) } else { Err(missing) }
 }
 
-/// Binds one param from the available params or its default; `None` when it is required and
-/// not available.
+/// Binds one param of an intent whose params are `params` from the question's values or its
+/// default; `None` when it is required and not given.
 pub(crate) fn bind_one(
     registry: &Registry,
+    params: &[IntentParam],
     param: &IntentParam,
-    available: &BTreeMap<ParamKind, Value>,
+    inputs: &Inputs<'_>,
 ) -> Option<ArgSource> {
-    let given = available.get(&param.kind).filter(|value| fits(registry, param, value));
+    let given = given(params, param, inputs).filter(|value| fits(registry, param, value));
     match (&param.requirement, given) {
         (Requirement::Optional { range, .. }, Some(value)) => {
             Some(ArgSource::Available(clamp(value, *range)))
@@ -44,6 +46,25 @@ pub(crate) fn bind_one(
         (Requirement::Optional { default, .. }, None) => Some(ArgSource::Default(default.clone())),
         (Requirement::Required, None) => None,
     }
+}
+
+/// The question's value for one param. A param without a role reads its kind's one value (a
+/// kind written with two values gives it none). A param with a role reads the value the
+/// question gives that end (`from Seattle`); an intent's only param of its kind also reads its
+/// kind's one unmarked value ("Seattle departures"), unless the question makes that value the
+/// other end.
+fn given<'v>(
+    params: &[IntentParam],
+    param: &IntentParam,
+    inputs: &'v Inputs<'_>,
+) -> Option<&'v Value> {
+    let Some(role) = param.role else { return inputs.available.get(&param.kind) };
+    if let Some(value) = inputs.roles.get(&(param.kind, role)) {
+        return Some(value);
+    }
+    let lone = params.iter().filter(|p| p.kind == param.kind).count() == 1;
+    let value = inputs.available.get(&param.kind).filter(|_| lone)?;
+    (inputs.roles.get(&(param.kind, role.other())) != Some(value)).then_some(value)
 }
 
 /// Clamps an integer value into an inclusive range; other values pass unchanged.

@@ -3,7 +3,10 @@
 //! A proposer (a model or the lexical fallback) returns raw intent names. [`validate`] turns
 //! them into a [`Plan`]: unknown names are dropped and counted, duplicates merged, composites
 //! expanded, every argument bound from the available params (the extractors' output), a
-//! default, or a typed dependency [`Edge`] from another node's output column; nodes needing a
+//! default, or a typed dependency [`Edge`] from another node's output column; a param with a
+//! role (planner-registry's `Role`) binds the value the question gives its end
+//! ([`Inputs::roles`]), and a param without one binds as before (a kind written with two
+//! values stays ambiguous for it, even when their roles differ); nodes needing a
 //! scope the caller lacks are dropped as forbidden; the node cap and the depth limit are
 //! enforced; the result is ordered by registry order, whatever the proposal order. Every
 //! dropped proposal carries a typed [`DropReason`]. [`stabilize`] keeps the nodes present in a
@@ -18,7 +21,9 @@
 //!
 //! ```text
 //! let available: BTreeMap<ParamKind, Value> = extraction_as_map;
-//! let inputs = Inputs { available: &available, scopes: &["bench".to_owned()], refers: false };
+//! let roles: BTreeMap<(ParamKind, Role), Value> = extraction_roles;
+//! let inputs =
+//!     Inputs { available: &available, roles: &roles, scopes: &["bench".to_owned()], refers: false };
 //! let validation = planner_grammar::validate(&registry, &inputs, &proposal);
 //! let trace = PlanTrace::new(&registry, &validation, None);
 //! ```
@@ -39,6 +44,6 @@ pub use crate::{
         ArgSource, BoundArg, DropReason, Dropped, Edge, NodeOrigin, Plan, PlanNode, Validation,
     },
     trace::{ConsensusTrace, DroppedTrace, NodeTrace, PlanTrace},
-    validate::{Inputs, MAX_DEPTH, proposal_names, validate},
+    validate::{Inputs, MAX_DEPTH, NO_ROLES, proposal_names, validate},
     view::{DroppedView, EdgeView, NodeView, PlanView, dropped_view, lacks_scopes, plan_view},
 };

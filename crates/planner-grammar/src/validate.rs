@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use planner_registry::{IntentBody, IntentId, ParamId, ParamKind, Registry, Requirement, Value};
+use planner_registry::{
+    IntentBody, IntentId, ParamId, ParamKind, Registry, Requirement, Role, Value,
+};
 
 use crate::bind::bind_one;
 use crate::plan::{
@@ -18,6 +20,9 @@ pub const MAX_DEPTH: u8 = 2;
 pub struct Inputs<'a> {
     /// The available params (the extractors' output, ambiguous ones left out), by kind.
     pub available: &'a BTreeMap<ParamKind, Value>,
+    /// The values the question tells apart by role ("from Seattle to Denver"), by kind and
+    /// role: what params with a role bind. Empty for a registry without roles.
+    pub roles: &'a BTreeMap<(ParamKind, Role), Value>,
     /// The caller's scopes (for example `bench`).
     pub scopes: &'a [String],
     /// The question refers back to what another ask names ("how reliable were they", "those
@@ -25,6 +30,9 @@ pub struct Inputs<'a> {
     /// through an edge from a planned node that provides it, instead of the default.
     pub refers: bool,
 }
+
+/// No value told apart by role: the `roles` of [`Inputs`] for a caller without roles.
+pub const NO_ROLES: &BTreeMap<(ParamKind, Role), Value> = &BTreeMap::new();
 
 /// The source of an arg that waits for an edge (never left in a returned plan: a node with
 /// one is dropped as unbindable).
@@ -205,7 +213,7 @@ fn candidate(
             let by_composite = matches!(origin, NodeOrigin::Composite(_))
                 && declared.iter().any(|&(_, _, to, p)| to == id && p == param.param);
             let bound =
-                if by_composite { None } else { bind_one(registry, param, inputs.available) };
+                if by_composite { None } else { bind_one(registry, &intent.params, param, inputs) };
             let source = bound.unwrap_or_else(|| {
                 pending += 1;
                 PENDING
@@ -368,11 +376,9 @@ fn add_provider(
                         .scopes()
                         .iter()
                         .all(|scope| inputs.scopes.contains(scope))
-                    && registry
-                        .intent(id)
-                        .params
-                        .iter()
-                        .all(|p| bind_one(registry, p, inputs.available).is_some())
+                    && registry.intent(id).params.iter().all(|p| {
+                        bind_one(registry, &registry.intent(id).params, p, inputs).is_some()
+                    })
                     && registry
                         .intent(id)
                         .params

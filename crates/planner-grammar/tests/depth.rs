@@ -73,7 +73,12 @@ fn check(proposal: &[&str], available: &[(ParamKind, Value)], expected: serde_js
     let proposal: Vec<String> = proposal.iter().map(|s| (*s).to_owned()).collect();
     let validation = validate(
         &registry,
-        &Inputs { available: &available, scopes: &[], refers: false },
+        &Inputs {
+            available: &available,
+            roles: planner_grammar::NO_ROLES,
+            scopes: &[],
+            refers: false,
+        },
         &proposal,
     );
     let got = json!({

@@ -148,7 +148,11 @@ fn run(
     scopes: &[String],
     proposal: &[String],
 ) -> Validation {
-    validate(registry, &Inputs { available, scopes, refers: false }, proposal)
+    validate(
+        registry,
+        &Inputs { available, roles: planner_grammar::NO_ROLES, scopes, refers: false },
+        proposal,
+    )
 }
 
 proptest! {
@@ -204,7 +208,7 @@ proptest! {
         scopes in scopes(),
     ) {
         let registry = registry();
-        let inputs = Inputs { available: &available, scopes: &scopes, refers: false };
+        let inputs = Inputs { available: &available, roles: planner_grammar::NO_ROLES, scopes: &scopes, refers: false };
         let consensus = stabilize(&registry, &inputs, &proposals);
         let mut votes: BTreeMap<String, usize> = BTreeMap::new();
         for proposal in &proposals {
@@ -234,7 +238,7 @@ proptest! {
         scopes in scopes(),
     ) {
         let registry = registry();
-        let inputs = Inputs { available: &available, scopes: &scopes, refers: false };
+        let inputs = Inputs { available: &available, roles: planner_grammar::NO_ROLES, scopes: &scopes, refers: false };
         let consensus = stabilize(&registry, &inputs, &proposals);
         let trace = PlanTrace::new(&registry, &consensus.validation, Some(&consensus.outcome));
         let json = serde_json::to_value(&trace).map_err(|e| TestCaseError::fail(e.to_string()))?;

@@ -52,7 +52,17 @@ fn an_optional_param_binds_through_an_edge_only_when_the_question_refers_back() 
     let available: BTreeMap<ParamKind, Value> = [(top_n, Value::Int(3))].into_iter().collect();
     let proposal = vec!["top_carriers".to_owned(), "reliability".to_owned()];
     let plan = |refers: bool| {
-        validate(&registry, &Inputs { available: &available, scopes: &[], refers }, &proposal).plan
+        validate(
+            &registry,
+            &Inputs {
+                available: &available,
+                roles: planner_grammar::NO_ROLES,
+                scopes: &[],
+                refers,
+            },
+            &proposal,
+        )
+        .plan
     };
 
     let referring = plan(true);
@@ -75,9 +85,12 @@ fn an_optional_param_binds_through_an_edge_only_when_the_question_refers_back() 
     let carrier = registry.kind_named("carrier").unwrap();
     let mut given = available.clone();
     given.insert(carrier, Value::Text("C1".to_owned()));
-    let with_value =
-        validate(&registry, &Inputs { available: &given, scopes: &[], refers: true }, &proposal)
-            .plan;
+    let with_value = validate(
+        &registry,
+        &Inputs { available: &given, roles: planner_grammar::NO_ROLES, scopes: &[], refers: true },
+        &proposal,
+    )
+    .plan;
     assert!(with_value.edges.is_empty());
     assert_eq!(
         with_value.nodes[1].args[0].source,

@@ -39,7 +39,12 @@ fn run(
     let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_owned()).collect();
     validate(
         registry,
-        &Inputs { available: &available, scopes: &scopes, refers: false },
+        &Inputs {
+            available: &available,
+            roles: planner_grammar::NO_ROLES,
+            scopes: &scopes,
+            refers: false,
+        },
         &names(proposal),
     )
 }
@@ -291,7 +296,12 @@ fn the_node_cap_keeps_the_first_nodes_in_registry_order() {
 fn a_strict_majority_of_samples_is_kept() {
     let registry = registry();
     let available: BTreeMap<ParamKind, Value> = army_541512().into_iter().collect();
-    let inputs = Inputs { available: &available, scopes: &[], refers: false };
+    let inputs = Inputs {
+        available: &available,
+        roles: planner_grammar::NO_ROLES,
+        scopes: &[],
+        refers: false,
+    };
     let proposals = vec![
         names(&["top_incumbents", "agency_naics_spend"]),
         names(&["top_incumbents"]),
@@ -315,7 +325,12 @@ fn a_strict_majority_of_samples_is_kept() {
 fn no_majority_gives_an_empty_plan() {
     let registry = registry();
     let available: BTreeMap<ParamKind, Value> = army_541512().into_iter().collect();
-    let inputs = Inputs { available: &available, scopes: &[], refers: false };
+    let inputs = Inputs {
+        available: &available,
+        roles: planner_grammar::NO_ROLES,
+        scopes: &[],
+        refers: false,
+    };
     let proposals = vec![names(&["top_incumbents"]), names(&["agency_naics_spend"])];
     let consensus = stabilize(&registry, &inputs, &proposals);
     assert!(consensus.validation.plan.is_empty());
@@ -330,7 +345,12 @@ fn the_trace_holds_names_kinds_and_counts() {
     let registry = registry();
     let available: BTreeMap<ParamKind, Value> =
         [(ParamKind::Uuid, text(REQUIREMENT))].into_iter().collect();
-    let inputs = Inputs { available: &available, scopes: &[], refers: false };
+    let inputs = Inputs {
+        available: &available,
+        roles: planner_grammar::NO_ROLES,
+        scopes: &[],
+        refers: false,
+    };
     let proposals = vec![
         names(&["capture_picture", "vendor_profile", "bogus"]),
         names(&["capture_picture", "vendor_profile"]),

@@ -57,6 +57,7 @@ pub(crate) struct RawParam {
     pub(crate) kind: Spanned<String>,
     #[serde(default)]
     pub(crate) values: Vec<Spanned<String>>,
+    pub(crate) role: Option<Spanned<String>>,
 }
 
 /// One `[[intent]]` entry, query or composite.

@@ -101,8 +101,47 @@
 //! `agency`, `naics`, `uuid`, `clearance`, `compartments`, `uei`, `months`, see [`ParamKind`], or a
 //! kind of `[kinds]`) and,
 //! for the enum kinds `clearance` and `compartments`, `values` (the allowed canonical values, in
-//! order). Each kind may be declared by at most one param: the extractors produce one value per
-//! kind, and a param's value is looked up by its kind.
+//! order), and an optional `role` (below). Each kind may be declared by at most one param
+//! without a role and one per role: the extractors produce one value per kind (and per role),
+//! and a param's value is looked up by its kind and role.
+//!
+//! ## Roles: two params of one kind
+//!
+//! A lane runs from one hub to another: two params of one kind, told apart by which end of the
+//! pair each is. A param declares its end with `role`, one of a closed set ([`Role`]): `from`,
+//! the source end, and `to`, the goal end.
+//!
+//! ```text
+//! [params]
+//! hub = { kind = "hub" }                             # what happens at one hub
+//! origin = { kind = "hub", role = "from" }
+//! destination = { kind = "hub", role = "to" }
+//!
+//! [[intent]]
+//! name = "lane_volume"
+//! params = [{ name = "origin" }, { name = "destination" }]
+//! # ...
+//! ```
+//!
+//! The question says which end each value is with English's source and goal words ("from
+//! Seattle to Denver", "Seattle to Denver", "between Seattle and Denver", "out of Reno", "into
+//! Denver": planner-extract's `roles` module), and a param with a role binds the value given
+//! its end; an intent's only param of its kind also binds a value the question gives no end
+//! ("top destinations for Reno"). A param without a role binds as any param does, so two
+//! values of its kind leave it unbound even when their roles differ. A question that gives two
+//! values of the kind without saying which end each is gets a clarifying question naming them
+//! and the fix (say "from Seattle to Denver"). Loading checks:
+//!
+//! - an intent may hold two params of one kind only when both carry different roles (a role
+//!   param and a param without one of the same kind in one intent are rejected);
+//! - a role is one of `from` and `to`; any other string is rejected, naming them;
+//! - a role suits only a kind whose values name one thing that can be an end ([`Role::suits`]):
+//!   a dictionary, a code or quoted text (the built-in `agency`, `clearance`, `naics`, `uei`).
+//!   Numbers and lengths (`integer`, `duration`, `months`) are quantities, where "from 3 to 5"
+//!   is a range, not two ends; a `date` or `date_range` reads "from March to May" as one period
+//!   itself; a `list` (`compartments`) gathers several values into one set, in its
+//!   dictionary's order rather than the question's; and a `uuid` is an opaque record id that no
+//!   question routes between. Each is rejected with its place.
 //!
 //! ## `[[intent]]`: the intents, in order
 //!
@@ -296,7 +335,7 @@ pub use crate::{
     model::{
         AsOf, Column, ColumnType, Composite, CompositeEdge, DEFAULT_FAN_OUT, Intent, IntentBody,
         IntentId, IntentParam, MAX_FAN_OUT, Param, ParamId, Plane, PlaneId, QueryIntent, Registry,
-        Requirement, Settings, Suppression, Unit, WindowDirection,
+        Requirement, Role, Settings, Suppression, Unit, WindowDirection,
     },
     period::{days_in, is_relative, resolve_bound, resolve_period},
     value::{DeclaredKind, KindType, ParamKind, ParamValue, Value, ValueShape},

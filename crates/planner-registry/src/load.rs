@@ -12,8 +12,8 @@ use crate::guard;
 use crate::kinds::{self, Files, KindBody, KindSpec};
 use crate::model::{
     AsOf, Column, ColumnType, Composite, CompositeEdge, Inner, Intent, IntentBody, IntentId,
-    IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Settings,
-    Suppression, Unit, WindowDirection,
+    IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Role,
+    Settings, Suppression, Unit, WindowDirection,
 };
 use crate::value::{KindType, ParamKind, Value, ValueShape};
 
@@ -455,7 +455,7 @@ fn validate_params(
     raw: &RawFile,
     kinds: &[KindSpec],
     report: &mut Report<'_>,
-) -> (Vec<Param>, BTreeMap<ParamKind, ParamId>) {
+) -> (Vec<Param>, BTreeMap<(ParamKind, Option<Role>), ParamId>) {
     let mut params = Vec::new();
     let mut by_kind = BTreeMap::new();
     for (name, param) in &raw.params {
@@ -523,18 +523,69 @@ fn validate_params(
             report.at(&param.span(), "too many params");
             continue;
         };
-        match by_kind.entry(kind) {
+        let role = param_role(name.get_ref(), kind, param_ref.role.as_ref(), report);
+        match by_kind.entry((kind, role)) {
             std::collections::btree_map::Entry::Vacant(entry) => {
                 entry.insert(id);
             }
-            std::collections::btree_map::Entry::Occupied(_) => report.at(
-                &param_ref.kind.span(),
-                format!("kind {kind} is already declared by another param: each kind has at most one param"),
-            ),
+            std::collections::btree_map::Entry::Occupied(_) => match role {
+                None => report.at(
+                    &param_ref.kind.span(),
+                    format!(
+                        "kind {kind} is already declared by another param: each kind has at \
+                         most one param (two params of one kind need different roles, \
+                         `role = \"from\"` and `role = \"to\"`)"
+                    ),
+                ),
+                Some(role) => report.at(
+                    &param_ref.role.as_ref().map_or(param_ref.kind.span(), Spanned::span),
+                    format!(
+                        "kind {kind} with role {role} is already declared by another param: \
+                         each kind has at most one param per role"
+                    ),
+                ),
+            },
         }
-        params.push(Param { name: name.get_ref().clone(), kind, values });
+        params.push(Param { name: name.get_ref().clone(), kind, values, role });
     }
     (params, by_kind)
+}
+
+/// A param's `role`: one of the closed set, on a kind whose values a question can tell apart
+/// by the words around them ([`Role::suits`]).
+fn param_role(
+    name: &str,
+    kind: ParamKind,
+    raw: Option<&Spanned<String>>,
+    report: &mut Report<'_>,
+) -> Option<Role> {
+    let raw = raw?;
+    let Some(role) = Role::from_name(raw.get_ref()) else {
+        let allowed: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
+        report.at(
+            &raw.span(),
+            format!(
+                "unknown role `{}` for param `{name}`: expected one of {} (the source and the \
+                 goal end of a directed pair)",
+                raw.get_ref(),
+                allowed.join(", ")
+            ),
+        );
+        return None;
+    };
+    if !Role::suits(kind) {
+        report.at(
+            &raw.span(),
+            format!(
+                "param `{name}` of kind {kind} cannot take a role: only a dictionary, code or \
+                 quoted-text kind names a thing that can be one end of a pair (a number, a \
+                 length, a date, a range, a list or a uuid cannot be told apart by \
+                 \"from\" and \"to\")"
+            ),
+        );
+        return None;
+    }
+    Some(role)
 }
 
 struct Ctx<'a> {
@@ -632,6 +683,21 @@ impl Ctx<'_> {
                 continue;
             }
             let param = &self.params[param_id.index()];
+            if let Some(other) = out.iter().find(|p| p.kind == param.kind)
+                && (other.role.is_none() || param.role.is_none() || other.role == param.role)
+            {
+                report.at(
+                    &entry_ref.name.span(),
+                    format!(
+                        "intent `{name}` holds params `{}` and `{param_name}` of one kind, {}: \
+                         an intent may hold two params of one kind only when both carry \
+                         different roles (`role = \"from\"` and `role = \"to\"`)",
+                        self.params[other.param.index()].name,
+                        param.kind
+                    ),
+                );
+                continue;
+            }
             let range = match (&entry_ref.min, &entry_ref.max) {
                 (None, None) => None,
                 (Some(min), Some(max)) if param.kind.shape() == ValueShape::Int => {
@@ -692,7 +758,12 @@ impl Ctx<'_> {
                     }
                 },
             };
-            out.push(IntentParam { param: param_id, kind: param.kind, requirement });
+            out.push(IntentParam {
+                param: param_id,
+                kind: param.kind,
+                role: param.role,
+                requirement,
+            });
         }
         out
     }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::kinds::{DurationUnit, KindBody, KindSpec};
-use crate::value::{ParamKind, Value, ValueShape};
+use crate::value::{KindType, ParamKind, Value, ValueShape};
 
 /// A loaded, validated registry. Frozen: cloning shares one allocation, and nothing in it can
 /// change after [`Registry::from_toml`] returned it.
@@ -21,7 +21,8 @@ pub(crate) struct Inner {
     pub(crate) params: Vec<Param>,
     pub(crate) intents: Vec<Intent>,
     pub(crate) by_name: BTreeMap<String, IntentId>,
-    pub(crate) param_by_kind: BTreeMap<ParamKind, ParamId>,
+    /// Each param by its kind and role (`None`: no role).
+    pub(crate) param_by_kind: BTreeMap<(ParamKind, Option<Role>), ParamId>,
     /// The kinds the file declares (`[kinds]`), in name order.
     pub(crate) kinds: Vec<KindSpec>,
     /// What the registry answers, in one sentence (`[registry] help`).
@@ -154,6 +155,82 @@ pub struct Param {
     pub kind: ParamKind,
     /// The allowed canonical values of an enum kind; empty for the others.
     pub values: Vec<String>,
+    /// Which end of a directed pair it is (`role`), for two params of one kind told apart by
+    /// the question's words ("from Seattle to Denver"); `None` for an ordinary param.
+    pub role: Option<Role>,
+}
+
+/// The end of a directed pair a param stands for (a param's `role`): the closed set of roles
+/// by which an intent may hold two params of one kind. English names the ends with source
+/// prepositions ("from", "out of", "leaving") and goal prepositions ("to", "into", "bound
+/// for"); planner-extract reads them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// `from`: the source end (an origin).
+    From,
+    /// `to`: the goal end (a destination).
+    To,
+}
+
+impl Role {
+    /// Every role, in declaration order.
+    pub const ALL: [Role; 2] = [Role::From, Role::To];
+
+    /// The role's name as written in registry files.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Role::From => "from",
+            Role::To => "to",
+        }
+    }
+
+    /// The role named `name` as written in registry files.
+    pub fn from_name(name: &str) -> Option<Role> {
+        Role::ALL.into_iter().find(|role| role.as_str() == name)
+    }
+
+    /// The other end of the pair.
+    pub const fn other(self) -> Role {
+        match self {
+            Role::From => Role::To,
+            Role::To => Role::From,
+        }
+    }
+
+    /// The noun for the end in questions to the user: `origin` or `destination`.
+    pub const fn noun(self) -> &'static str {
+        match self {
+            Role::From => "origin",
+            Role::To => "destination",
+        }
+    }
+
+    /// Whether values of `kind` may be told apart by role. A role is read from the words
+    /// around a value's position, so the value must name one thing that can be an end: a
+    /// dictionary value (a place, a party), a code or a quoted name. Numbers and lengths
+    /// (`integer`, `duration`, the built-in `months`) are quantities, where "from 3 to 5" is a
+    /// range, not two ends; a `date` or `date_range` reads "from March to May" as one period
+    /// itself; a `list` already gathers several values into one set, in its dictionary's order,
+    /// not the question's; and a `uuid` is an opaque record id, claimed before the words around
+    /// it are read, that no question routes between.
+    pub const fn suits(kind: ParamKind) -> bool {
+        match kind {
+            ParamKind::Agency | ParamKind::Naics | ParamKind::Clearance | ParamKind::Uei => true,
+            ParamKind::Uuid | ParamKind::Compartments | ParamKind::Months => false,
+            ParamKind::Declared(kind) => {
+                matches!(kind.ty, KindType::Dictionary | KindType::Code | KindType::QuotedText)
+            }
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One intent (`[[intent]]`), query or composite.
@@ -229,6 +306,8 @@ pub struct IntentParam {
     pub param: ParamId,
     /// The param's kind (copied from the declaration).
     pub kind: ParamKind,
+    /// The param's role (copied from the declaration).
+    pub role: Option<Role>,
     /// Required, or optional with a default.
     pub requirement: Requirement,
 }
@@ -476,9 +555,20 @@ impl Registry {
         self.inner.help.as_deref()
     }
 
-    /// The param declared with this kind, if any (each kind has at most one).
+    /// The param declared with this kind and no role, if any (each kind has at most one).
     pub fn param_of_kind(&self, kind: ParamKind) -> Option<ParamId> {
-        self.inner.param_by_kind.get(&kind).copied()
+        self.inner.param_by_kind.get(&(kind, None)).copied()
+    }
+
+    /// The param declared with this kind and this role (`None`: no role), if any: each kind
+    /// has at most one param per role, and at most one without.
+    pub fn param_of_role(&self, kind: ParamKind, role: Option<Role>) -> Option<ParamId> {
+        self.inner.param_by_kind.get(&(kind, role)).copied()
+    }
+
+    /// Whether some param of `kind` carries a role: the question's role words matter for it.
+    pub fn has_roles(&self, kind: ParamKind) -> bool {
+        Role::ALL.into_iter().any(|role| self.param_of_role(kind, Some(role)).is_some())
     }
 
     /// The id of the param with this exact name.
@@ -554,7 +644,8 @@ impl Intent {
         self.columns().iter().position(|column| column.provides == Some(param))
     }
 
-    /// The intent's use of the param of `kind`, if it has one.
+    /// The intent's use of the param of `kind`, if it has one (the first, when it holds two
+    /// told apart by role).
     pub fn param_of_kind(&self, kind: ParamKind) -> Option<&IntentParam> {
         self.params.iter().find(|p| p.kind == kind)
     }

@@ -215,7 +215,12 @@ pub(super) fn extract(
         if let Some(problem) = problem {
             diagnostics.push(Diagnostic { span, problem });
         }
-        mentions.push(Mention { kind: declared.matchers[candidate.matcher].kind, value, span });
+        mentions.push(Mention {
+            kind: declared.matchers[candidate.matcher].kind,
+            value,
+            span,
+            role: None,
+        });
     }
     (mentions, diagnostics)
 }

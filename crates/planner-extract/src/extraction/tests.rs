@@ -276,7 +276,10 @@ proptest! {
     #[test]
     fn planted_params_come_back_exactly(q in arbitrary::planted_question()) {
         let found = extract(&q.text);
-        prop_assert_eq!(&found.params, &q.expected, "question: {}", q.text);
+        // The filler may put a role word before a value: roles are the `roles` module's tests.
+        let params: Vec<Mention> =
+            found.params.iter().map(|m| Mention { role: None, ..m.clone() }).collect();
+        prop_assert_eq!(&params, &q.expected, "question: {}", q.text);
         prop_assert!(found.ambiguous.is_empty());
     }
 
