@@ -4,6 +4,7 @@
 mod acquire;
 mod ask;
 mod browser;
+mod courier;
 mod domain;
 mod embedded;
 mod faults;
