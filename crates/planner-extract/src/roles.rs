@@ -227,17 +227,23 @@ fn cue_before(gap: &str, before_previous: &str) -> Option<Cue> {
     }
     let word = |i: usize| words.get(at + i).copied().unwrap_or("");
     let is = |i: usize, text: &str| word(i).eq_ignore_ascii_case(text);
-    let cue = if is(0, "from") || is(0, "leaving") || is(0, "departing") || is(0, "origin") {
+    // Source words: "from", "leaving", "departing", "origin", "out of", "originating in/at".
+    let source = is(0, "from")
+        || is(0, "leaving")
+        || is(0, "departing")
+        || is(0, "origin")
+        || (is(0, "of") && is(1, "out"))
+        || ((is(0, "in") || is(0, "at")) && is(1, "originating"));
+    // Goal words but "to": "into", "towards", "destination", "arriving at/in", "bound for".
+    let goal = is(0, "into")
+        || is(0, "towards")
+        || is(0, "toward")
+        || is(0, "destination")
+        || ((is(0, "at") || is(0, "in")) && is(1, "arriving"))
+        || (is(0, "for") && is(1, "bound"));
+    let cue = if source {
         Cue::Role(Role::From)
-    } else if (is(0, "of") && is(1, "out"))
-        || ((is(0, "in") || is(0, "at")) && is(1, "originating"))
-    {
-        Cue::Role(Role::From)
-    } else if is(0, "into") || is(0, "towards") || is(0, "toward") || is(0, "destination") {
-        Cue::Role(Role::To)
-    } else if ((is(0, "at") || is(0, "in")) && is(1, "arriving"))
-        || (is(0, "for") && is(1, "bound"))
-    {
+    } else if goal {
         Cue::Role(Role::To)
     } else if is(0, "to") {
         let before = if word(1).is_empty() { before_previous } else { word(1) };
