@@ -338,7 +338,8 @@ pub use crate::{
         Requirement, Role, Settings, Suppression, Unit, WindowDirection,
     },
     period::{
-        PeriodLabel, PeriodLength, days_in, is_relative, period_label, resolve_bound, resolve_period,
+        PeriodLabel, PeriodLength, days_in, is_relative, period_label, resolve_bound,
+        resolve_period,
     },
     value::{DeclaredKind, KindType, ParamKind, ParamValue, Value, ValueShape},
 };
