@@ -1,7 +1,8 @@
 //! Repository invariants that `rustc` and `clippy` cannot check: the layer table, folder name =
 //! package name, inherited lints, a `//!` doc at the top of every Rust file, and one
 //! cryptographic module in the `planner` binary (no `ring` in its dependency tree, in the
-//! default build or the `fips` one, and AWS-LC's FIPS module in the latter: `cargo tree`).
+//! default build or the `fips` one, and AWS-LC's FIPS module in the latter: `cargo tree`), and
+//! no circle of imports between the top-level modules of a crate target (`cycles.rs`).
 //!
 //! It is also a `#[test]`, so a plain `cargo nextest run` catches violations.
 
@@ -74,6 +75,7 @@ pub(crate) fn run(sh: &Shell) -> anyhow::Result<()> {
     let root = sh.current_dir();
     let mut errors = check_manifests(&root)?;
     errors.extend(check_sources(sh)?);
+    errors.extend(crate::cycles::check(&root)?);
     errors.extend(check_crypto_tree(sh)?);
     if !errors.is_empty() {
         bail!("tidy found {} problem(s):\n  {}", errors.len(), errors.join("\n  "));

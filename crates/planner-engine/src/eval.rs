@@ -7,8 +7,8 @@ use planner_grammar::plan_view;
 use planner_registry::Value;
 use serde::{Deserialize, Serialize};
 
+use crate::planning::intent_set;
 use crate::planning::{Planner, Route};
-use crate::report::intent_set;
 
 /// One corpus line.
 #[derive(Debug, Clone, Deserialize)]

@@ -4,15 +4,12 @@
 //! checkpoint can hold them.
 
 use planner_exec::{Cell, ResultTable};
-use planner_grammar::{ArgSource, DropReason, PlanNode};
-use planner_infer::{
-    Cell as GateCell, DroppedIntent, Evidence, EvidenceTable as GateTable, Window,
-};
+use planner_grammar::{ArgSource, PlanNode};
+use planner_infer::{Cell as GateCell, EvidenceTable as GateTable, Window};
 use planner_registry::{DurationUnit, QueryIntent, Registry, Unit, Value, WindowDirection};
 use serde::{Deserialize, Serialize};
 
 use crate::answer::EvidenceTable;
-use crate::graph::{Ctx, State};
 
 /// One node's result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,7 +124,7 @@ impl StoredTable {
         StoredTable { evidence: EvidenceTable::new(name, table), cells, k, window }
     }
 
-    fn gate_table(&self) -> GateTable {
+    pub(crate) fn gate_table(&self) -> GateTable {
         GateTable {
             intent: self.evidence.intent.clone(),
             columns: self.evidence.columns.clone(),
@@ -160,56 +157,5 @@ impl StoredTable {
                 as_of: window.as_of.clone(),
             }),
         }
-    }
-}
-
-/// The union of a state's evidence: every table, the entity values the question bound, and
-/// the registry intents of the plan that did not contribute (dropped at planning for a reason
-/// the caller can act on, or at run time), with their reasons.
-pub(crate) fn evidence_of(ctx: &Ctx, state: &State) -> Evidence {
-    let mut entities: Vec<String> = state
-        .params
-        .available
-        .values()
-        .chain(state.params.roles.values())
-        .filter_map(|value| match value {
-            Value::Text(text) => Some(text.clone()),
-            Value::List(items) => Some(items.join("/")),
-            Value::Int(_) => None,
-        })
-        .collect();
-    entities.sort();
-    entities.dedup();
-    let registry = ctx.planner.registry();
-    let planning = state.planning(ctx);
-    // Names the proposer made up, and repeats, are not the registry's: they are not named.
-    let mut dropped: Vec<DroppedIntent> = planning
-        .validation
-        .dropped
-        .iter()
-        .filter_map(|dropped| {
-            let reason = match &dropped.reason {
-                DropReason::Unknown | DropReason::Duplicate => return None,
-                DropReason::Forbidden { scopes } => planner_grammar::lacks_scopes(scopes),
-                DropReason::Unbindable { missing } => {
-                    let names: Vec<&str> =
-                        missing.iter().map(|&param| registry.param(param).name.as_str()).collect();
-                    format!("the question does not give its {}", names.join(" or "))
-                }
-                DropReason::OverCap => "the plan was already full".to_owned(),
-            };
-            Some(DroppedIntent { intent: dropped.name.clone(), reason })
-        })
-        .collect();
-    dropped.extend(
-        state
-            .run_dropped
-            .iter()
-            .map(|it| DroppedIntent { intent: it.intent.clone(), reason: it.reason.clone() }),
-    );
-    Evidence {
-        tables: state.tables.iter().map(StoredTable::gate_table).collect(),
-        entities,
-        dropped,
     }
 }

@@ -38,7 +38,7 @@ use serde_json::{Value as Json, json};
 use crate::answer::{DroppedNode, EvidenceTable, GateReport, TextSource, Timing};
 use crate::audit::{AuditBook, AuditWriter};
 use crate::database::Database;
-use crate::evidence::{StoredTable, evidence_of, window_of};
+use crate::evidence::{StoredTable, window_of};
 use crate::planning::{Params, Planner, Planning, Proposed, Route};
 use crate::run::{NodeOutcome, RunBounds, RunLimits, as_of_carrier, read_as_of, run_plan};
 
@@ -876,4 +876,53 @@ pub(crate) fn trace_of(ctx: &Ctx, state: &State) -> PlanTrace {
 /// The evidence tables of a state's tables.
 pub(crate) fn evidence_tables(tables: Vec<StoredTable>) -> Vec<EvidenceTable> {
     tables.into_iter().map(|t| t.evidence).collect()
+}
+
+/// The union of a state's evidence: every table, the entity values the question bound, and
+/// the registry intents of the plan that did not contribute (dropped at planning for a reason
+/// the caller can act on, or at run time), with their reasons.
+fn evidence_of(ctx: &Ctx, state: &State) -> Evidence {
+    let mut entities: Vec<String> = state
+        .params
+        .available
+        .values()
+        .chain(state.params.roles.values())
+        .filter_map(|value| match value {
+            planner_registry::Value::Text(text) => Some(text.clone()),
+            planner_registry::Value::List(items) => Some(items.join("/")),
+            planner_registry::Value::Int(_) => None,
+        })
+        .collect();
+    entities.sort();
+    entities.dedup();
+    let registry = ctx.planner.registry();
+    let planning = state.planning(ctx);
+    // Names the proposer made up, and repeats, are not the registry's: they are not named.
+    let mut dropped: Vec<planner_infer::DroppedIntent> = planning
+        .validation
+        .dropped
+        .iter()
+        .filter_map(|dropped| {
+            let reason = match &dropped.reason {
+                DropReason::Unknown | DropReason::Duplicate => return None,
+                DropReason::Forbidden { scopes } => planner_grammar::lacks_scopes(scopes),
+                DropReason::Unbindable { missing } => {
+                    let names: Vec<&str> =
+                        missing.iter().map(|&param| registry.param(param).name.as_str()).collect();
+                    format!("the question does not give its {}", names.join(" or "))
+                }
+                DropReason::OverCap => "the plan was already full".to_owned(),
+            };
+            Some(planner_infer::DroppedIntent { intent: dropped.name.clone(), reason })
+        })
+        .collect();
+    dropped.extend(state.run_dropped.iter().map(|it| planner_infer::DroppedIntent {
+        intent: it.intent.clone(),
+        reason: it.reason.clone(),
+    }));
+    Evidence {
+        tables: state.tables.iter().map(StoredTable::gate_table).collect(),
+        entities,
+        dropped,
+    }
 }

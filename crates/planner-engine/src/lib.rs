@@ -51,8 +51,10 @@ pub use crate::{
     },
     error::{Error, Result},
     eval::{EvalItem, EvalReport, Expect, Failure, Got, IntentScore, evaluate, parse_corpus},
-    planning::{ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route},
-    report::{ParamReport, PlanReport, intent_set},
+    planning::{
+        ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route, intent_set,
+    },
+    report::{ParamReport, PlanReport},
     run::{RunLimits, node_binds, waves},
     screen::{
         InputError, MAX_QUESTION_CHARS, Refusal, Screen, check_input, screen, unapplied_qualifiers,

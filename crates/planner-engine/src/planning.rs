@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use planner_extract::{Extraction, Extractor, Mention};
 use planner_grammar::{
-    Agreement, ConsensusOutcome, DropReason, Inputs, Validation, stabilize, validate,
+    Agreement, ConsensusOutcome, DropReason, Inputs, NodeOrigin, Plan, Validation, stabilize,
+    validate,
 };
 use planner_infer::{Catalog, LexicalPick, LexicalProposer, ParamSpan, ProposeRequest, Proposer};
 use planner_registry::{ParamId, ParamKind, Registry, Role, Value};
@@ -544,9 +545,7 @@ impl Planner {
             return Vec::new();
         }
         let names: Vec<String> =
-            crate::report::intent_set(&self.registry, &planning.validation.plan)
-                .into_iter()
-                .collect();
+            intent_set(&self.registry, &planning.validation.plan).into_iter().collect();
         let ranges = match &planning.pick {
             // The pick's names are in catalog order, the plan's sorted: compare as sets.
             Some(pick)
@@ -617,7 +616,7 @@ impl Planner {
             Route::Clarify
         } else if validation.plan.is_empty() {
             Route::Unplannable
-        } else if single || crate::report::intent_set(&self.registry, &validation.plan).len() == 1 {
+        } else if single || intent_set(&self.registry, &validation.plan).len() == 1 {
             Route::Single
         } else {
             Route::Plan
@@ -820,4 +819,17 @@ mod role_values {
         let list: Vec<(ParamKind, Role, Value)> = Vec::deserialize(deserializer)?;
         Ok(list.into_iter().map(|(kind, role, value)| ((kind, role), value)).collect())
     }
+}
+
+/// The set of plan node intents, a composite's members counted under the composite's name.
+pub fn intent_set(registry: &Registry, plan: &Plan) -> BTreeSet<String> {
+    plan.nodes
+        .iter()
+        .map(|node| match node.origin {
+            NodeOrigin::Composite(composite) => registry.intent(composite).name.clone(),
+            NodeOrigin::Proposed | NodeOrigin::Provider => {
+                registry.intent(node.intent).name.clone()
+            }
+        })
+        .collect()
 }

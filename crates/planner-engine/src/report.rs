@@ -1,9 +1,7 @@
 //! The plan report: what `planner plan --json` prints and `POST /v1/plan` returns, exactly the
 //! format of the CLI contract (spec/cli-contract.md).
 
-use std::collections::BTreeSet;
-
-use planner_grammar::{DroppedView, NodeOrigin, Plan, PlanView, dropped_view, plan_view};
+use planner_grammar::{DroppedView, PlanView, dropped_view, plan_view};
 use planner_registry::{ParamKind, Registry, Value};
 use serde::Serialize;
 
@@ -60,19 +58,6 @@ pub(crate) fn param_name(registry: &Registry, kind: ParamKind) -> String {
     registry
         .param_of_kind(kind)
         .map_or_else(|| kind.as_str().to_owned(), |id| registry.param(id).name.clone())
-}
-
-/// The set of plan node intents, a composite's members counted under the composite's name.
-pub fn intent_set(registry: &Registry, plan: &Plan) -> BTreeSet<String> {
-    plan.nodes
-        .iter()
-        .map(|node| match node.origin {
-            NodeOrigin::Composite(composite) => registry.intent(composite).name.clone(),
-            NodeOrigin::Proposed | NodeOrigin::Provider => {
-                registry.intent(node.intent).name.clone()
-            }
-        })
-        .collect()
 }
 
 impl PlanReport {

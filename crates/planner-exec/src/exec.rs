@@ -10,7 +10,7 @@ use tokio_postgres::{Row, SimpleQueryMessage, Statement};
 use uuid::Uuid;
 
 use crate::error::{Error, Result};
-use crate::suppress::apply_counts;
+use crate::suppress::{CountSpec, apply_counts};
 use crate::table::{Cell, Column, ColumnType, ResultTable};
 use crate::wire::WirePool;
 
@@ -58,24 +58,6 @@ pub enum Guard {
     Rows,
     /// Counts of people, suppressed (bench intents).
     Counts(CountSpec),
-}
-
-/// The suppression spec of a count intent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CountSpec {
-    /// The `int` columns that hold counts of people. Every other column must be a text, date or
-    /// boolean label.
-    pub count_columns: Vec<String>,
-    /// The threshold: a count from 1 to k-1 is suppressed; zero is shown.
-    pub k: u32,
-    /// Append a `Total` row with each count column's sum (itself subject to suppression).
-    pub total_row: bool,
-    /// Text label columns that split each shown row into disjoint, fixed cells (empty: each row
-    /// is one cell). Each cell is suppressed on its own; the rows that agree on every other label
-    /// are summed into one shown row, withheld when any of its cells is suppressed, and these
-    /// columns are dropped. No shown count is then a function of a suppressed cell, whatever
-    /// the params: see docs/reliability.md.
-    pub sum_over: Vec<String>,
 }
 
 impl Guard {

@@ -51,7 +51,7 @@ pub use crate::{
         AuditRecord, AuditRoute, Faithfulness, SelfConsistency, withdraw_audits, write_audits,
     },
     error::{Error, Result},
-    exec::{Bind, CountSpec, ExecRequest, Guard, Reader, TenantId, execute, execute_also},
+    exec::{Bind, ExecRequest, Guard, Reader, TenantId, execute, execute_also},
     keys::{
         ApiKey, ApiKeyId, NewApiKey, api_key_hash, create_api_key, create_tenant, find_tenant,
         revoke_api_key, tenant_exists, verify_api_key,
@@ -61,7 +61,7 @@ pub use crate::{
         login_privileges, runtime_url,
     },
     render::{render_markdown, render_text},
-    suppress::{Grid, Hidden, suppress_grid},
+    suppress::{CountSpec, Grid, Hidden, suppress_grid},
     table::{Cell, Column, ColumnType, ResultTable},
     threads::{ThreadOwner, prune_threads, record_thread, thread_owner},
     wire::WirePool,

@@ -16,7 +16,6 @@ use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
 use crate::error::{Error, Result};
-use crate::exec::CountSpec;
 use crate::table::{Cell, ColumnType, ResultTable};
 
 /// A table of counts with optional margins.
@@ -234,6 +233,24 @@ fn cheapest_cycle(
         node = previous;
     }
     Some(path)
+}
+
+/// The suppression spec of a count intent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountSpec {
+    /// The `int` columns that hold counts of people. Every other column must be a text, date or
+    /// boolean label.
+    pub count_columns: Vec<String>,
+    /// The threshold: a count from 1 to k-1 is suppressed; zero is shown.
+    pub k: u32,
+    /// Append a `Total` row with each count column's sum (itself subject to suppression).
+    pub total_row: bool,
+    /// Text label columns that split each shown row into disjoint, fixed cells (empty: each row
+    /// is one cell). Each cell is suppressed on its own; the rows that agree on every other label
+    /// are summed into one shown row, withheld when any of its cells is suppressed, and these
+    /// columns are dropped. No shown count is then a function of a suppressed cell, whatever
+    /// the params: see docs/reliability.md.
+    pub sum_over: Vec<String>,
 }
 
 /// Applies a [`CountSpec`] to a raw count result: checks its shape, appends the total row,

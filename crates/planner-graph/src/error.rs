@@ -2,7 +2,7 @@
 
 use std::{fmt, time::Duration};
 
-use crate::{graph::TraceStep, node::NodeError};
+use crate::{node::NodeError, trace::TraceStep};
 
 /// Everything that can go wrong with a graph.
 #[derive(Debug, thiserror::Error)]

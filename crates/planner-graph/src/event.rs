@@ -1,19 +1,10 @@
-//! Run events and the stream that carries them out of a spawned run.
+//! Run events, in the order they happened; [`crate::EventStream`] carries them out of a spawned
+//! run.
 
-use std::{
-    pin::Pin,
-    task::{Context, Poll},
-    time::Duration,
-};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
-use tokio::{sync::mpsc::UnboundedReceiver, task::JoinHandle};
-
-use crate::{
-    error::{Error, Result},
-    graph::Run,
-};
 
 /// Something that happened during a run, in the order it happened.
 ///
@@ -105,42 +96,5 @@ impl PartialEq for Event {
             (Finished { steps: a }, Finished { steps: b }) => a == b,
             _ => false,
         }
-    }
-}
-
-/// The events of a run on a spawned task, then its result through [`EventStream::finish`].
-#[derive(Debug)]
-pub struct EventStream<S> {
-    receiver: UnboundedReceiver<Event>,
-    task: JoinHandle<Result<Run<S>>>,
-}
-
-impl<S> EventStream<S> {
-    pub(crate) fn new(
-        receiver: UnboundedReceiver<Event>,
-        task: JoinHandle<Result<Run<S>>>,
-    ) -> Self {
-        EventStream { receiver, task }
-    }
-
-    /// The next event, or `None` once the run is over.
-    pub async fn next(&mut self) -> Option<Event> {
-        self.receiver.recv().await
-    }
-
-    /// Waits for the run and returns its result; events not read yet are dropped.
-    ///
-    /// # Errors
-    /// The run's error, or [`Error::Stream`] when its task panicked.
-    pub async fn finish(self) -> Result<Run<S>> {
-        self.task.await.map_err(|err| Error::Stream(err.to_string()))?
-    }
-}
-
-impl<S> futures::Stream for EventStream<S> {
-    type Item = Event;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        self.receiver.poll_recv(cx)
     }
 }

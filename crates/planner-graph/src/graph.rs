@@ -1,16 +1,16 @@
-//! The compiled graph and the ways to run it.
+//! The compiled graph and the types of a run (its config, start, result); the ways to run it
+//! are in `run.rs`.
 
 use std::{collections::BTreeMap, fmt, sync::Arc};
 
 use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
+use crate::trace::TraceStep;
 use crate::{
     checkpoint::{Checkpoint, Checkpointer, Durability},
     error::{Error, Result},
-    event::{Event, EventStream},
     node::{Handler, NodeId, Policy},
     state::GraphState,
 };
@@ -48,17 +48,6 @@ pub(crate) enum Hop {
     Node(usize),
     End,
     FanOut { branches: Box<[usize]>, join: usize },
-}
-
-/// One executed node, as kept in a [`Run`]'s trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct TraceStep {
-    /// Step number, counted from 0 over the whole thread.
-    pub step: u64,
-    /// The node.
-    pub node: &'static str,
-    /// The route it took (empty for a fixed edge).
-    pub route: &'static str,
 }
 
 /// Options of one run.
@@ -181,64 +170,6 @@ impl<N: NodeId, S: GraphState, C: Send + Sync + 'static> Graph<N, S, C> {
             saver: Some(Saver { store, durability }),
             node: std::marker::PhantomData,
         }
-    }
-
-    /// Runs from START with `input` until END or an interrupt.
-    ///
-    /// # Errors
-    /// A node failure or timeout, the step limit, cancellation, or a checkpoint store failure.
-    pub async fn invoke(&self, ctx: &C, input: S, config: &RunConfig) -> Result<Run<S>> {
-        self.run(ctx, Start::Input(input), config, None).await
-    }
-
-    /// Resumes `thread_id`, waiting at an interrupt, handing `value` to the interrupted node.
-    /// Any process sharing the checkpoint store may resume the thread.
-    ///
-    /// # Errors
-    /// As [`Graph::invoke`], plus [`Error::NotInterrupted`] and missing checkpoints.
-    pub async fn resume(
-        &self,
-        ctx: &C,
-        thread_id: &str,
-        value: Value,
-        config: &RunConfig,
-    ) -> Result<Run<S>> {
-        let start = Start::Resume { thread_id: thread_id.to_owned(), value };
-        self.run(ctx, start, config, None).await
-    }
-
-    /// Runs from `start`, calling `observe` with every event in order.
-    ///
-    /// # Errors
-    /// As [`Graph::invoke`].
-    pub async fn run(
-        &self,
-        ctx: &C,
-        start: Start<S>,
-        config: &RunConfig,
-        observe: Option<&mut (dyn FnMut(Event) + Send)>,
-    ) -> Result<Run<S>> {
-        let thread_id = match &start {
-            Start::Input(_) => config.thread_id.as_deref(),
-            Start::Resume { thread_id, .. } | Start::Fork { thread_id, .. } => Some(&**thread_id),
-        };
-        let span = tracing::info_span!("graph_run", thread_id);
-        crate::run::run(self, ctx, start, config, observe).instrument(span).await
-    }
-
-    /// Runs on a spawned task and yields its events; [`EventStream::finish`] gives the result.
-    /// Must be called within a Tokio runtime.
-    pub fn stream(&self, ctx: Arc<C>, start: Start<S>, config: RunConfig) -> EventStream<S> {
-        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
-        let graph = self.clone();
-        let task = tokio::spawn(async move {
-            let mut send = move |event: Event| {
-                // A dropped receiver only means nobody listens any more.
-                let _ = sender.send(event);
-            };
-            graph.run(&ctx, start, &config, Some(&mut send)).await
-        });
-        EventStream::new(receiver, task)
     }
 
     /// Every checkpoint of `thread_id`, oldest first.

@@ -120,15 +120,18 @@ mod node;
 mod postgres;
 mod run;
 mod state;
+mod trace;
 
 pub use crate::{
     builder::{GraphBuilder, NodeBuilder, Target},
     checkpoint::{Checkpoint, Checkpointer, Durability, MemoryCheckpointer},
     error::{Error, Problem, Result},
-    event::{Event, EventStream},
-    graph::{Graph, Interrupt, Run, RunConfig, Start, Status, TraceStep},
+    event::Event,
+    graph::{Graph, Interrupt, Run, RunConfig, Start, Status},
     node::{Command, Node, NodeError, NodeId, Policy, Route},
+    run::EventStream,
     state::{GraphState, reduce},
+    trace::TraceStep,
 };
 
 /// The token [`RunConfig::cancel`] takes: tokio-util's, so a caller's own tokens (and their

@@ -1,9 +1,16 @@
-//! The run loop: nodes by index, no per-step allocation for synchronous nodes, events only
+//! The ways to run a graph ([`Graph::invoke`], `resume`, `run`, `stream` and its
+//! [`EventStream`]) and the run loop: nodes by index, no per-step allocation for synchronous nodes, events only
 //! when observed, checkpoints at step boundaries.
 
-use std::time::{Duration, Instant};
+use std::{
+    pin::Pin,
+    sync::Arc,
+    task::{Context, Poll},
+    time::{Duration, Instant},
+};
 
 use serde_json::Value;
+use tokio::{sync::mpsc::UnboundedReceiver, task::JoinHandle};
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, field};
 
@@ -11,10 +18,108 @@ use crate::{
     checkpoint::{Checkpoint, Checkpointer, Durability},
     error::{Error, Result},
     event::Event,
-    graph::{Graph, Hop, Interrupt, Run, RunConfig, Slot, Start, Status, TraceStep},
+    graph::{Graph, Hop, Interrupt, Run, RunConfig, Slot, Start, Status},
     node::{Handler, NodeError, NodeId, RawCommand},
     state::GraphState,
+    trace::TraceStep,
 };
+
+impl<N: NodeId, S: GraphState, C: Send + Sync + 'static> Graph<N, S, C> {
+    /// Runs from START with `input` until END or an interrupt.
+    ///
+    /// # Errors
+    /// A node failure or timeout, the step limit, cancellation, or a checkpoint store failure.
+    pub async fn invoke(&self, ctx: &C, input: S, config: &RunConfig) -> Result<Run<S>> {
+        self.run(ctx, Start::Input(input), config, None).await
+    }
+
+    /// Resumes `thread_id`, waiting at an interrupt, handing `value` to the interrupted node.
+    /// Any process sharing the checkpoint store may resume the thread.
+    ///
+    /// # Errors
+    /// As [`Graph::invoke`], plus [`Error::NotInterrupted`] and missing checkpoints.
+    pub async fn resume(
+        &self,
+        ctx: &C,
+        thread_id: &str,
+        value: Value,
+        config: &RunConfig,
+    ) -> Result<Run<S>> {
+        let start = Start::Resume { thread_id: thread_id.to_owned(), value };
+        self.run(ctx, start, config, None).await
+    }
+
+    /// Runs from `start`, calling `observe` with every event in order.
+    ///
+    /// # Errors
+    /// As [`Graph::invoke`].
+    pub async fn run(
+        &self,
+        ctx: &C,
+        start: Start<S>,
+        config: &RunConfig,
+        observe: Option<&mut (dyn FnMut(Event) + Send)>,
+    ) -> Result<Run<S>> {
+        let thread_id = match &start {
+            Start::Input(_) => config.thread_id.as_deref(),
+            Start::Resume { thread_id, .. } | Start::Fork { thread_id, .. } => Some(&**thread_id),
+        };
+        let span = tracing::info_span!("graph_run", thread_id);
+        run(self, ctx, start, config, observe).instrument(span).await
+    }
+
+    /// Runs on a spawned task and yields its events; [`EventStream::finish`] gives the result.
+    /// Must be called within a Tokio runtime.
+    pub fn stream(&self, ctx: Arc<C>, start: Start<S>, config: RunConfig) -> EventStream<S> {
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+        let graph = self.clone();
+        let task = tokio::spawn(async move {
+            let mut send = move |event: Event| {
+                // A dropped receiver only means nobody listens any more.
+                let _ = sender.send(event);
+            };
+            graph.run(&ctx, start, &config, Some(&mut send)).await
+        });
+        EventStream::new(receiver, task)
+    }
+}
+
+/// The events of a run on a spawned task, then its result through [`EventStream::finish`].
+#[derive(Debug)]
+pub struct EventStream<S> {
+    receiver: UnboundedReceiver<Event>,
+    task: JoinHandle<Result<Run<S>>>,
+}
+
+impl<S> EventStream<S> {
+    pub(crate) fn new(
+        receiver: UnboundedReceiver<Event>,
+        task: JoinHandle<Result<Run<S>>>,
+    ) -> Self {
+        EventStream { receiver, task }
+    }
+
+    /// The next event, or `None` once the run is over.
+    pub async fn next(&mut self) -> Option<Event> {
+        self.receiver.recv().await
+    }
+
+    /// Waits for the run and returns its result; events not read yet are dropped.
+    ///
+    /// # Errors
+    /// The run's error, or [`Error::Stream`] when its task panicked.
+    pub async fn finish(self) -> Result<Run<S>> {
+        self.task.await.map_err(|err| Error::Stream(err.to_string()))?
+    }
+}
+
+impl<S> futures::Stream for EventStream<S> {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        self.receiver.poll_recv(cx)
+    }
+}
 
 /// How many of the last steps a step-limit error shows.
 const LAST_STEPS: usize = 12;
