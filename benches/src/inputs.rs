@@ -289,6 +289,7 @@ pub fn evidence_10_tables() -> Evidence {
                 .to_vec(),
             rows,
             window: None,
+            scope: Vec::new(),
         });
     }
     Evidence {

@@ -1,12 +1,14 @@
 //! Evidence kept in the graph state: each node's result as the answer shows it and as the
 //! faithfulness gate reads it (money columns marked from the registry's units, the window of
-//! months the rows cover and the data's date it is anchored on), both serialisable so that a
-//! checkpoint can hold them.
+//! months the rows cover and the data's date it is anchored on, the values the question bound
+//! that scoped it), both serialisable so that a checkpoint can hold them.
 
 use planner_exec::{Cell, ResultTable};
 use planner_grammar::{ArgSource, PlanNode};
-use planner_infer::{Cell as GateCell, EvidenceTable as GateTable, Window};
-use planner_registry::{DurationUnit, QueryIntent, Registry, Unit, Value, WindowDirection};
+use planner_infer::{Bound, Cell as GateCell, EvidenceTable as GateTable, Window};
+use planner_registry::{
+    DurationUnit, KindType, ParamKind, QueryIntent, Registry, Unit, Value, WindowDirection,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::answer::EvidenceTable;
@@ -20,6 +22,9 @@ pub(crate) struct StoredTable {
     /// The window of months the rows cover, for an intent that declares one.
     #[serde(default)]
     window: Option<StoredWindow>,
+    /// The values that scoped the rows (`scope_of`), as `(param, value)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    scope: Vec<(String, String)>,
 }
 
 /// A window as the gate reads it.
@@ -47,6 +52,63 @@ enum StoredCell {
     Date(String),
     Text(String),
     Suppressed,
+}
+
+/// The values that scoped `node`'s rows, as `(param, value)` in the intent's param order: each
+/// text, list or period value the question (or an answer to a clarifying question) bound. A
+/// period is stated as its days ("2025-01-01 to 2025-03-31", "from 2025-01-01"; all time is no
+/// scope), a relative one resolved against `as_of` as the node ran it; a list as its values
+/// joined by `/`. Integers (windows, counts) are not scope: a window is stated as the window.
+/// Defaults and upstream values are not named: a default is the intent's own reading, and an
+/// upstream value is a row of the answer already.
+pub(crate) fn scope_of(
+    registry: &Registry,
+    node: &PlanNode,
+    as_of: Option<&str>,
+) -> Vec<(String, String)> {
+    node.args
+        .iter()
+        .filter_map(|arg| {
+            let ArgSource::Available(value) = &arg.source else { return None };
+            let shown = match value {
+                Value::Int(_) => return None,
+                Value::Text(text) => text.clone(),
+                Value::List(_) if is_period(arg.kind) => {
+                    let value = match as_of {
+                        Some(date) => planner_registry::resolve_period(value, date)?,
+                        None if planner_registry::is_relative(value) => return None,
+                        None => value.clone(),
+                    };
+                    let Value::List(bounds) = value else { return None };
+                    period_words(&bounds)?
+                }
+                Value::List(items) => items.join("/"),
+            };
+            Some((registry.param(arg.param).name.clone(), shown))
+        })
+        .collect()
+}
+
+/// Whether values of `kind` are date ranges.
+fn is_period(kind: ParamKind) -> bool {
+    matches!(kind, ParamKind::Declared(declared) if declared.ty() == KindType::DateRange)
+}
+
+/// A range `[start, end)` of ISO days (`-infinity`, `infinity` open) as its first and last
+/// days; `None` for all time or a malformed range.
+fn period_words(bounds: &[String]) -> Option<String> {
+    let [start, end] = bounds else { return None };
+    let last = match end.as_str() {
+        "infinity" => None,
+        // The range is [start, end): its last day is the day before `end`.
+        day => Some(planner_registry::resolve_bound("@D-1d", day)?),
+    };
+    match (start.as_str(), last) {
+        ("-infinity", None) => None,
+        ("-infinity", Some(last)) => Some(format!("to {last}")),
+        (start, None) => Some(format!("from {start}")),
+        (start, Some(last)) => Some(format!("{start} to {last}")),
+    }
 }
 
 /// The window of `node`'s rows: its intent's direction and the length it was bound with (a
@@ -81,6 +143,7 @@ impl StoredTable {
         query: &QueryIntent,
         table: &ResultTable,
         window: Option<StoredWindow>,
+        scope: Vec<(String, String)>,
     ) -> StoredTable {
         let money: Vec<bool> = table
             .columns
@@ -121,7 +184,7 @@ impl StoredTable {
                     .collect()
             })
             .collect();
-        StoredTable { evidence: EvidenceTable::new(name, table), cells, k, window }
+        StoredTable { evidence: EvidenceTable::new(name, table), cells, k, window, scope }
     }
 
     pub(crate) fn gate_table(&self) -> GateTable {
@@ -156,6 +219,11 @@ impl StoredTable {
                 },
                 as_of: window.as_of.clone(),
             }),
+            scope: self
+                .scope
+                .iter()
+                .map(|(param, value)| Bound { param: param.clone(), value: value.clone() })
+                .collect(),
         }
     }
 }

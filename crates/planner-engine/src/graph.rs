@@ -38,7 +38,7 @@ use serde_json::{Value as Json, json};
 use crate::answer::{DroppedNode, EvidenceTable, GateReport, TextSource, Timing};
 use crate::audit::{AuditBook, AuditWriter};
 use crate::database::Database;
-use crate::evidence::{StoredTable, window_of};
+use crate::evidence::{StoredTable, scope_of, window_of};
 use crate::planning::{Params, Planner, Planning, Proposed, Route};
 use crate::run::{NodeOutcome, RunBounds, RunLimits, as_of_carrier, read_as_of, run_plan};
 
@@ -395,7 +395,8 @@ impl Node<State, C> for RunPlan {
             match (outcome, intent.query()) {
                 (NodeOutcome::Ran(table, fan_out), Some(query)) => {
                     let window = window_of(registry, query, node, as_of.as_deref());
-                    tables.push(StoredTable::new(&name, query, &table, window));
+                    let scope = scope_of(registry, node, as_of.as_deref());
+                    tables.push(StoredTable::new(&name, query, &table, window, scope));
                     if let Some(fan_out) = fan_out {
                         fanned.push(Fanned::new(registry, &name, &fan_out));
                     }

@@ -9,9 +9,10 @@
 //! behind the faithfulness gate (falling back to the template narrator's deterministic text,
 //! which also names what was withheld and what did not run), and audited before the answer is
 //! returned. [`Engine`] does all of it on a database; [`Planner`] and [`plan_report`] plan
-//! without one (`planner plan`, `planner eval`). [`TableView`] is an evidence table as a page
-//! shows it: its cells written by the narration's formatter, and its [`Series`] when its rows
-//! are periods.
+//! without one (`planner plan`, `planner eval`). Each table's narration names the values the
+//! question bound that scoped its node (a relative period as its resolved days). [`TableView`]
+//! is an evidence table as a page shows it: its cells written by the narration's formatter, and
+//! its [`Series`] when its rows are periods.
 //!
 //! Each [`Engine::ask`] or [`Engine::resume`] run chooses its audit id up front (data in the graph
 //! state); the `audit` node records the id as begun before it writes. A run that ends without

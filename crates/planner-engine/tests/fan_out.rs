@@ -57,6 +57,14 @@ async fn a_referring_ask_fans_out_over_the_upstream_values(pool: PgPool) {
     let reliability = table(&answer, "carrier_reliability");
     let rated: Vec<&str> = reliability.rows.iter().map(|row| row[0].as_str()).collect();
     assert_eq!(rated, ["C1", "C2", "C3", "C4", "C5"], "{reliability:?}");
+    // The period the question gave scopes the spend; the carriers bound through the edge are
+    // the rows of the answer, not a scope.
+    assert!(
+        answer.text.contains("Top carriers by spend for period 2024-01-01 to 2024-12-31: 5 rows."),
+        "{}",
+        answer.text
+    );
+    assert!(answer.text.contains("\nCarrier reliability: 5 rows."), "{}", answer.text);
     // Each run's own figures: C_n has n mod 5 of its 4 shipments on time.
     let shares: Vec<&str> = reliability.rows.iter().map(|row| row[2].as_str()).collect();
     assert_eq!(shares, ["0.25", "0.50", "0.75", "1.00", "0.00"], "{reliability:?}");
@@ -113,6 +121,12 @@ async fn last_year_is_the_calendar_year_before_the_data_date(pool: PgPool) {
     );
     let spend = table(&answer, "top_carriers_by_spend");
     assert_eq!(spend.rows[0][0], "C1", "2024's order, not 2025's: {spend:?}");
+    // The table's sentence names the period it ran for, as the days it was resolved to.
+    assert!(
+        answer.text.starts_with("Top carriers by spend for period 2024-01-01 to 2024-12-31: "),
+        "{}",
+        answer.text
+    );
     assert!(
         answer.text.contains(
             "\"last year\" is read as 2024-01-01 to 2024-12-31, by the data's date 2025-06-30."
@@ -124,4 +138,11 @@ async fn last_year_is_the_calendar_year_before_the_data_date(pool: PgPool) {
     let answer = ask(&engine, "Which carrier did we pay the most year to date?").await;
     assert_eq!(table(&answer, "top_carriers_by_spend").rows[0][0], "C8");
     assert!(answer.text.contains("is read as 2025-01-01 to 2025-06-30"), "{}", answer.text);
+    assert!(
+        answer.text.starts_with("Top carriers by spend for period 2025-01-01 to 2025-06-30: "),
+        "{}",
+        answer.text
+    );
+    // The deterministic text passes the gate with the scope in it.
+    assert_eq!(answer.gate.as_ref().map(|gate| gate.passed), Some(true), "{answer:#?}");
 }

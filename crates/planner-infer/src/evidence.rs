@@ -1,6 +1,7 @@
 //! The evidence a narration is checked against: the tables the plan's intents returned (with
-//! suppressed cells marked, money marked as money, and the window each table covers), the
-//! entity strings the question bound, and the plan nodes that did not contribute.
+//! suppressed cells marked, money marked as money, the window each table covers and the values
+//! that scoped it), the entity strings the question bound, and the plan nodes that did not
+//! contribute.
 
 use planner_registry::{DurationUnit, WindowDirection};
 
@@ -46,7 +47,7 @@ pub struct Window {
 }
 
 /// One intent's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EvidenceTable {
     /// The intent that produced it.
     pub intent: String,
@@ -56,6 +57,19 @@ pub struct EvidenceTable {
     pub rows: Vec<Vec<Cell>>,
     /// The window of time the rows cover, for an intent that has one.
     pub window: Option<Window>,
+    /// The values that scoped the rows, in the intent's param order: what the question (or an
+    /// answer to a clarifying question) bound, a relative period as the dates it was resolved
+    /// to. Empty when the intent ran on its defaults and upstream values alone.
+    pub scope: Vec<Bound>,
+}
+
+/// A value that scoped a table's rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bound {
+    /// The param's name (`region`, `period`).
+    pub param: String,
+    /// The value as the answer states it (`west`, `2025-01-01 to 2025-03-31`).
+    pub value: String,
 }
 
 /// A plan node that did not contribute to the answer, and why.

@@ -29,8 +29,9 @@
 //!
 //! The evidence's numbers are its cells (money as its amount, so `$4,160,091,428.60` matches
 //! `4160091428.6`), each table's row count, count of withheld cells and window of months, and the
-//! numbers inside its texts and the reasons of dropped nodes; its dates are its date cells and
-//! each window's anchor date.
+//! numbers inside its texts, its scope's values and the reasons of dropped nodes; its dates are
+//! its date cells, each window's anchor date and the dates of its scope (a period's first and
+//! last days).
 
 mod scan;
 #[cfg(test)]
@@ -425,6 +426,10 @@ impl Index {
             read_text(&table.intent, &mut index, true);
             for column in &table.columns {
                 read_text(column, &mut index, true);
+            }
+            for bound in &table.scope {
+                read_text(&bound.param, &mut index, true);
+                read_text(&bound.value, &mut index, true);
             }
             for row in &table.rows {
                 let label = row.iter().find_map(|cell| match cell {

@@ -31,7 +31,7 @@ pub use crate::{
     catalog::{Catalog, IntentCard},
     dash::find_dashes,
     error::{Error, Result},
-    evidence::{Cell, DroppedIntent, Evidence, EvidenceTable, Window},
+    evidence::{Bound, Cell, DroppedIntent, Evidence, EvidenceTable, Window},
     gate::{GateConfig, Miss, Verdict, check_faithfulness},
     lexical::{LexicalPick, LexicalProposer},
     narrate::{ModelNarrator, Narrator, TemplateNarrator, cell_text},

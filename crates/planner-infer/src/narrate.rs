@@ -19,12 +19,16 @@ pub trait Narrator: Send + Sync + std::fmt::Debug {
     ) -> BoxFuture<'a, Result<String>>;
 }
 
-/// The deterministic narrator. For each table: a sentence naming it, the window of months its
-/// rows cover and its row count; a sentence naming every cell withheld by small-cell
-/// suppression; then its first rows as sentences (money with the currency sign and thousands
-/// separators, other numbers with thousands separators as the table writes them, dates as dates), the rest left to the table. Then a sentence for each plan node
-/// that did not contribute, with its reason. Every value is copied from the evidence, nothing
-/// is computed, and no dash punctuation is written: its output always passes the gate.
+/// The deterministic narrator. For each table: a sentence naming it, the values that scoped it
+/// ("for region west, period 2025-01-01 to 2025-03-31"), the window of months its rows
+/// cover and its row count; a sentence naming every cell withheld by small-cell suppression;
+/// then its first rows as sentences, each led by its label (the value of the table's first text
+/// column that is not an identifier: not a column of UEIs, SKUs or codes), then its other text cells with their
+/// columns, then its figures (money with the currency sign and thousands separators, other
+/// numbers with thousands separators as the table writes them, dates as dates), the rest left
+/// to the table. Then a sentence for each plan node that did not contribute, with its reason.
+/// Every value is copied from the evidence, nothing is computed, and no dash punctuation is
+/// written: its output always passes the gate.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TemplateNarrator;
 
@@ -110,9 +114,50 @@ fn end_sentence(out: &mut String) {
     out.push('\n');
 }
 
-/// Whether a column names the row's subject (`name`, `incumbent_name`).
-fn is_name_column(column: &str) -> bool {
-    column == "name" || column.ends_with("_name")
+/// Whether `text` is one word that names no period (`TTP4GAUL56CU`, `CF-1001`, `now`; not
+/// `within 1 month`, `2025-03` nor `FY2025 Q1`): the shape of a code.
+fn is_one_word(text: &str) -> bool {
+    !text.is_empty()
+        && !text.chars().any(char::is_whitespace)
+        && planner_registry::period_label(text).is_none()
+}
+
+/// The column whose value leads each row of `table`: the first text column (every cell that is
+/// not null is text, and one is) that is not an identifier column. An identifier column is
+/// named `id` or `..._id`, or holds codes: each of its cells is one word naming no period, and
+/// one of them holds a digit (UEIs, PIIDs, SKUs, NAICS codes, UUIDs; a column of words such as
+/// `now` or `secret` is labels). `None` when no column qualifies.
+pub(crate) fn label_column(table: &EvidenceTable) -> Option<usize> {
+    (0..table.columns.len()).find(|&position| {
+        let name = table.columns[position].as_str();
+        let cells = || table.rows.iter().filter_map(|row| row.get(position));
+        let texts = || {
+            cells().filter_map(|cell| match cell {
+                Cell::Text(text) => Some(text.as_str()),
+                _ => None,
+            })
+        };
+        let text = texts().next().is_some()
+            && cells().all(|cell| matches!(cell, Cell::Null | Cell::Text(_)));
+        let identifier = name == "id"
+            || name.ends_with("_id")
+            || (texts().all(is_one_word)
+                && texts().any(|text| text.bytes().any(|byte| byte.is_ascii_digit())));
+        text && !identifier
+    })
+}
+
+/// The values that scoped a table, as words after its name: " for region west, period
+/// 2025-01-01 to 2025-03-31" (empty when there are none). Each value follows its param's name
+/// and a comma divides them, never "and": the gate reads capitalised words joined by "and" as
+/// one name ("Department of the Army and NAICS").
+fn scope_phrase(table: &EvidenceTable) -> String {
+    let bounds: Vec<String> = table
+        .scope
+        .iter()
+        .map(|bound| format!("{} {}", words(&bound.param), bound.value))
+        .collect();
+    if bounds.is_empty() { String::new() } else { format!(" for {}", bounds.join(", ")) }
 }
 
 fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
@@ -120,6 +165,7 @@ fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
         table.columns.get(position).map_or_else(|| "value".to_owned(), |it| words(it))
     };
     let mut out = title(&table.intent);
+    out.push_str(&scope_phrase(table));
     if let Some(window) = &table.window {
         out.push_str(&window_phrase(window));
     }
@@ -169,8 +215,9 @@ fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
         matches!(first, Some(Cell::Suppressed { .. }))
             && figures.all(|cell| matches!(cell, Cell::Suppressed { .. }))
     };
+    let label = label_column(table);
     for row in table.rows.iter().filter(|row| !named(row)).take(stated) {
-        out.push_str(&row_sentence(table, row, apart));
+        out.push_str(&row_sentence(table, row, label, apart));
         end_sentence(&mut out);
     }
     if table.rows.iter().filter(|row| !named(row)).count() > stated {
@@ -189,18 +236,15 @@ fn row_label(table: &EvidenceTable, row: &[Cell]) -> Option<(String, String)> {
     })
 }
 
-/// One row: its subject (a name column's value, else its text cells with their columns), then
-/// every other cell with its column. Cells are divided by semicolons, so that a clause naming a
-/// withheld cell holds no other figure (the gate's suppression rule reads such parts); `apart`
-/// sets each figure apart from its column's name with a colon.
-fn row_sentence(table: &EvidenceTable, row: &[Cell], apart: bool) -> String {
+/// One row: its subject (the value of the label column, `label`; else its text cells with their
+/// columns), then every other cell with its column. Cells are divided by semicolons, so that a
+/// clause naming a withheld cell holds no other figure (the gate's suppression rule reads such
+/// parts); `apart` sets each figure apart from its column's name with a colon.
+fn row_sentence(table: &EvidenceTable, row: &[Cell], label: Option<usize>, apart: bool) -> String {
     let column = |position: usize| {
         table.columns.get(position).map_or_else(|| "value".to_owned(), |it| words(it))
     };
-    let subject = row.iter().enumerate().position(|(position, cell)| {
-        matches!(cell, Cell::Text(_))
-            && table.columns.get(position).is_some_and(|name| is_name_column(name))
-    });
+    let subject = label.filter(|&position| matches!(row.get(position), Some(Cell::Text(_))));
     let mut out = String::new();
     let mut labels = Vec::new();
     let mut figures = Vec::new();
@@ -409,6 +453,117 @@ mod tests {
         for (window, phrase) in cases {
             assert_eq!(window_phrase(&window), phrase);
         }
+    }
+
+    fn text(value: &str) -> Cell {
+        Cell::Text(value.to_owned())
+    }
+
+    fn table(columns: &[&str], rows: Vec<Vec<Cell>>) -> EvidenceTable {
+        EvidenceTable {
+            intent: "spend_by_quarter".to_owned(),
+            columns: columns.iter().map(|it| (*it).to_owned()).collect(),
+            rows,
+            ..EvidenceTable::default()
+        }
+    }
+
+    #[test]
+    fn rows_are_led_by_the_first_text_column_that_is_not_an_identifier() {
+        // A code, then a label: the label leads, the code follows in brackets.
+        let products = table(
+            &["sku", "title", "units"],
+            vec![
+                vec![text("CF-1001"), text("House blend"), Cell::Int(1200)],
+                vec![text("CF-1002"), text("Decaf"), Cell::Int(80)],
+            ],
+        );
+        assert_eq!(label_column(&products), Some(1));
+        let paragraph = table_paragraph(&products, 5);
+        assert!(paragraph.contains("\nHouse blend (sku CF-1001): units 1,200.\n"), "{paragraph}");
+        // A period leads its row by itself, not after its column's name.
+        let quarters = table(
+            &["fiscal_quarter", "awards"],
+            vec![vec![text("FY2025 Q1"), Cell::Int(51)], vec![text("FY2025 Q2"), Cell::Int(55)]],
+        );
+        assert_eq!(label_column(&quarters), Some(0));
+        assert!(table_paragraph(&quarters, 5).contains("\nFY2025 Q1: awards 51.\n"));
+        let months = table(&["month", "orders"], vec![vec![text("2025-03"), Cell::Int(5)]]);
+        assert_eq!(label_column(&months), Some(0));
+        // A column of codes is one of identifiers even where a code has no digit; a column of
+        // one-word labels without digits is labels.
+        let vendors = table(
+            &["uei", "name", "clearance"],
+            vec![
+                vec![text("ABCDEFGHJKLM"), text("Apex LLC"), text("secret")],
+                vec![text("TTP4GAUL56CU"), text("Juniper Inc."), text("top_secret")],
+            ],
+        );
+        assert_eq!(label_column(&vendors), Some(1));
+        let levels = table(&["clearance", "n"], vec![vec![text("secret"), Cell::Int(5)]]);
+        assert_eq!(label_column(&levels), Some(0));
+        // Identifiers by name or by their values lead nothing; numbers are not text.
+        let ids = table(
+            &["order_id", "uei", "naics", "amount"],
+            vec![vec![text("ORDER 7"), text("TTP4GAUL56CU"), text("541512"), Cell::Int(3)]],
+        );
+        assert_eq!(label_column(&ids), None);
+        let paragraph = table_paragraph(&ids, 5);
+        assert!(
+            paragraph.contains("\norder id ORDER 7; UEI TTP4GAUL56CU; NAICS 541512: amount 3.\n"),
+            "{paragraph}"
+        );
+        // A column of nulls and text is text; a column with a figure is not.
+        let sparse = table(
+            &["note", "name"],
+            vec![vec![Cell::Int(1), text("Ann Co")], vec![Cell::Null, text("Bo Co")]],
+        );
+        assert_eq!(label_column(&sparse), Some(1));
+        assert_eq!(label_column(&table(&["name"], Vec::new())), None);
+    }
+
+    #[test]
+    fn a_table_says_the_values_that_scoped_it() {
+        let bound = |param: &str, value: &str| crate::evidence::Bound {
+            param: param.to_owned(),
+            value: value.to_owned(),
+        };
+        let mut spend = table(&["quarter", "spend"], vec![vec![text("2025 Q1"), Cell::Int(1)]]);
+        assert!(table_paragraph(&spend, 5).starts_with("Spend by quarter: 1 row.\n"));
+        spend.scope = vec![bound("hub", "ORD")];
+        assert!(table_paragraph(&spend, 5).starts_with("Spend by quarter for hub ORD: 1 row.\n"));
+        spend.scope = vec![bound("agency", "Department of the Army"), bound("naics", "541512")];
+        let evidence = Evidence { tables: vec![spend.clone()], ..Evidence::default() };
+        let text = TemplateNarrator::render(&evidence);
+        assert!(
+            text.starts_with("Spend by quarter for agency Department of the Army, NAICS 541512: ")
+        );
+        let verdict = crate::check_faithfulness(&text, &evidence, &crate::GateConfig::reference());
+        assert!(verdict.passed(), "{text}\n{:?}", verdict.misses);
+        spend.scope = vec![
+            bound("hub", "ORD"),
+            bound("naics", "541512"),
+            bound("period", "2025-01-01 to 2025-03-31"),
+        ];
+        spend.window = Some(Window {
+            length: 3,
+            unit: DurationUnit::Month,
+            direction: WindowDirection::Past,
+            as_of: Some("2025-03-31".to_owned()),
+        });
+        let paragraph = table_paragraph(&spend, 5);
+        assert!(
+            paragraph.starts_with(
+                "Spend by quarter for hub ORD, NAICS 541512, period 2025-01-01 to 2025-03-31 \
+                 over the 3 months to 2025-03-31: 1 row.\n"
+            ),
+            "{paragraph}"
+        );
+        // The gate finds every value of the scope in the evidence.
+        let evidence = Evidence { tables: vec![spend], ..Evidence::default() };
+        let text = TemplateNarrator::render(&evidence);
+        let verdict = crate::check_faithfulness(&text, &evidence, &crate::GateConfig::reference());
+        assert!(verdict.passed(), "{text}\n{:?}", verdict.misses);
     }
 
     #[test]

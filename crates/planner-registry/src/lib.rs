@@ -162,10 +162,15 @@
 //! | `window` | string, optional | `past` or `ahead`: the rows cover the length the intent's `months` param (or a param of a `duration` kind, in that kind's unit) binds, up to or from the data's "today" (`registry.as_of`); answers say so ("over the 14 days to 2025-12-31"). The intent needs such a param |
 //!
 //! A `params` entry is `{ name = "<param>" }` for a required param, or
-//! `{ name = "<param>", default = <value> }` for an optional one. Integer (`months`) params may
-//! add `min` and `max` (inclusive): a bound value is clamped into the range, and the default must
-//! lie in it. A default is written as the canonical value: a string for text kinds, an integer
-//! for `months`, an array of strings for `compartments`; enum defaults must be among `values`.
+//! `{ name = "<param>", default = <value> }` for an optional one. A param whose kind has an
+//! integer value (`months`, and the declared `duration` and `integer` types) may add `min` and
+//! `max` (inclusive), both or neither, `min` not above `max`, and only beside a default, which
+//! must lie in the range: a value the question gives is clamped into it (`top 500` binds 50
+//! under `max = 50`; a duration's bounds are in its kind's unit). A range on any other kind is
+//! an error. A default is written as the canonical value: a string for text, code, dictionary,
+//! uuid and quoted kinds, an ISO day for a `date`, an integer for `months`, `duration` and
+//! `integer`, an array of strings for `compartments` and a `list`, `[start, end]` (ISO days,
+//! `-infinity`, `infinity`) for a `date_range`; enum defaults must be among `values`.
 //!
 //! A `columns` entry is `{ name = "<column>", type = "<type>" }` with a type among `text`, `int`,
 //! `decimal`, `date`, `timestamp`, `bool`, `uuid`, `text_list`. Adding `provides = "<param>"` says
@@ -206,10 +211,74 @@
 //! anywhere. Every table is schema-qualified with one of the plane's schemas.
 //!
 //! Placeholders are `$1..$n` where *n* is the number of `params` entries; each one is used at
-//! least once, and **every occurrence is cast** to the SQL type of its param's kind:
-//! `$n::text` (or `varchar`) for agency, naics, clearance and uei, `$n::uuid` for uuid,
-//! `$n::int` (or `integer`, `int4`, `bigint`, `int8`) for months and `$n::text[]` for
-//! compartments. `CAST($n AS type)` is accepted too.
+//! least once, and **every occurrence is cast** to a SQL type its param's kind accepts
+//! (`CAST($n AS type)` is accepted too). The kind's value shape ([`ValueShape`]) decides:
+//!
+//! | kinds | value | casts accepted | bound as | in the SQL |
+//! |---|---|---|---|---|
+//! | agency, naics, clearance, uei; `dictionary`, `code`, `quoted_text` | text | `$n::text`, `$n::varchar` | `text` | compare as text |
+//! | uuid; `uuid` | text holding a UUID | `$n::uuid` | `uuid` | a value that is not a UUID fails the node, saying so |
+//! | `date` | an ISO day, `YYYY-MM-DD` | `$n::date`, `$n::text` | `text` | `$n::date` reads the day; `$n::text` keeps it text (compare it with `to_char(...)`) |
+//! | months; `duration`, `integer` | integer | `$n::int`, `::integer`, `::int4`, `::bigint`, `::int8` | `int8` | a duration is in its kind's unit: `make_interval(days => $n::int)` |
+//! | compartments; `list` | array of values, in declared order | `$n::text[]`, `$n::varchar[]` | `text[]` | `= ANY($n::text[])`, `@>` |
+//! | `date_range` | `[start, end)`, two ISO days, `-infinity` or `infinity` | `$n::text[]`, `$n::varchar[]` | `text[]` | `($n::text[])[1]::date` is the first day, `($n::text[])[2]::date` the day after the last; PostgreSQL's `date` reads `-infinity` and `infinity`, so an open end compares as no bound |
+//!
+//! A relative period is never bound as written: the engine resolves its `@` bounds to ISO days
+//! first (see "Relative periods" above), so the SQL always receives days. A cast to any other
+//! type (`$1::date` on a text kind, `$2::date[]` on a date range) is an error naming the
+//! placeholder and the casts its kind accepts.
+//!
+//! ```rust
+//! use planner_registry::Registry;
+//!
+//! let file = |sql: &str| {
+//!     format!(
+//!         r#"[registry]
+//! node_cap = 6
+//! default_k = 11
+//! allowed_schemas = ["shop"]
+//! scopes = []
+//!
+//! [planes]
+//! shop = {{ tenant = false, schemas = ["shop"] }}
+//!
+//! [kinds.period]
+//! type = "date_range"
+//!
+//! [kinds.day]
+//! type = "date"
+//!
+//! [params]
+//! period = {{ kind = "period" }}
+//! day = {{ kind = "day" }}
+//!
+//! [[intent]]
+//! name = "orders"
+//! description = "Orders placed in a period, up to a day."
+//! plane = "shop"
+//! params = [{{ name = "period" }}, {{ name = "day" }}]
+//! sql = "{sql}"
+//! columns = [{{ name = "orders", type = "int" }}]
+//! "#
+//!     )
+//! };
+//! // A date range is a text array: each bound cast to a date where it is compared.
+//! let good = [
+//!     "SELECT count(*) AS orders FROM shop.orders AS o",
+//!     "WHERE o.placed_on >= ($1::text[])[1]::date AND o.placed_on < ($1::text[])[2]::date",
+//!     "AND o.placed_on <= $2::date",
+//! ]
+//! .join(" ");
+//! if let Err(err) = Registry::from_toml(&file(&good), "shop.toml") {
+//!     panic!("{err}");
+//! }
+//! // The range cast as one date, or the day left without a cast, is refused.
+//! let bad = "SELECT count(*) AS orders FROM shop.orders AS o \
+//!     WHERE o.placed_on >= $1::date AND o.placed_on <= $2";
+//! let err = Registry::from_toml(&file(bad), "shop.toml").unwrap_err().to_string();
+//! assert!(err.contains("placeholder $1 is cast to `date`"), "{err}");
+//! assert!(err.contains("placeholder $2 (day) is used without a cast"), "{err}");
+//! ```
 //!
 //! ## Binding, for executors
 //!
@@ -217,6 +286,29 @@
 //! [`Value::Text`] as `text` (for `uuid` too: the `$n::uuid` cast converts it), [`Value::Int`] as
 //! `int8` and [`Value::List`] as `text[]`; the casts written in the SQL make every type explicit.
 //! The output columns are listed in `SELECT` order with their [`ColumnType`].
+//!
+//! ## Fan-out: an upstream column with several values
+//!
+//! A param bound through an edge (a composite's `edges`, or a `provides` column the validator
+//! binds) takes its value from the upstream node's result column once that node has run. The
+//! column's distinct values, nulls left out, in the upstream's row order, decide:
+//!
+//! - one value: the dependant runs once with it;
+//! - none: the dependant does not run, and the answer says the upstream "gave no value";
+//! - several: the dependant **fans out**, running once per value, each checked as a question's
+//!   value would be (a value its param does not accept, such as one outside an enum param's
+//!   `values`, is skipped and counted), for at most `[registry] fan_out` values (10 by default,
+//!   at most [`MAX_FAN_OUT`]); the rest are left out. The runs' rows are composed into one
+//!   table, the first run's rows first; the answer says how many values ran, how many were left
+//!   out and how many did not fit ("top_lanes ran once for each of the first 10 values of
+//!   top_carriers.carrier; 2 values were left out (the registry runs at most 10 values a
+//!   node)."), and the audit row counts each run. With `fan_out = 1` several values are an error
+//!   for that node instead, and it does not run.
+//!
+//! Only one edge of a node fans out: when two of its edge-bound params each get several
+//! values, the node does not run ("one list fans out at a time"). A provider column's type must
+//! suit the param's kind, and a cell is taken as a value when it is `text`, `uuid` (as text),
+//! `int` or `text_list`.
 //!
 //! ## A complete example
 //!

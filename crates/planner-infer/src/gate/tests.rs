@@ -16,6 +16,7 @@ fn table(intent: &str, columns: &[&str], rows: Vec<Vec<Cell>>) -> EvidenceTable 
         columns: columns.iter().map(|c| (*c).to_owned()).collect(),
         rows,
         window: None,
+        scope: Vec::new(),
     }
 }
 
@@ -176,6 +177,7 @@ fn money_and_dates_as_the_template_writes_them_pass_and_others_fail() {
                 direction: WindowDirection::Past,
                 as_of: Some("2026-09-30".to_owned()),
             }),
+            scope: Vec::new(),
         }],
         entities: Vec::new(),
         dropped: vec![DroppedIntent {
@@ -352,6 +354,7 @@ fn evidence_strategy() -> impl Strategy<Value = Evidence> {
                     columns: columns.clone(),
                     rows,
                     window: window.clone(),
+                    scope: Vec::new(),
                 },
             )
         });

@@ -355,6 +355,7 @@ fn evidence() -> Evidence {
                 vec![Cell::Text("within_30_days".to_owned()), Cell::Suppressed { k: 11 }],
             ],
             window: None,
+            scope: Vec::new(),
         }],
         entities: vec!["ts_sci".to_owned()],
         dropped: Vec::new(),

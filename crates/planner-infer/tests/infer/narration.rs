@@ -45,6 +45,7 @@ pub fn samples(count: usize) -> Vec<(String, Evidence)> {
                     direction: WindowDirection::Past,
                     as_of: Some("2026-09-30".to_owned()),
                 }),
+                scope: Vec::new(),
             }];
             let mut question = format!(
                 "Who are the incumbents at the Department of the Army under NAICS 541512 over \
@@ -60,6 +61,7 @@ pub fn samples(count: usize) -> Vec<(String, Evidence)> {
                         vec![text("within 1 month"), Cell::Suppressed { k: 11 }],
                     ],
                     window: None,
+                    scope: Vec::new(),
                 });
             }
             let dropped = if sample % 4 == 3 {
