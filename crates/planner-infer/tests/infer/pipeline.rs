@@ -122,7 +122,12 @@ pub fn outcome(
     if proposal.is_empty() {
         return out;
     }
-    let inputs = Inputs { available: &extracted.available, roles: planner_grammar::NO_ROLES, scopes: &item.scopes, refers: false };
+    let inputs = Inputs {
+        available: &extracted.available,
+        roles: planner_grammar::NO_ROLES,
+        scopes: &item.scopes,
+        refers: false,
+    };
     let validation = validate(registry, &inputs, proposal);
     // What to ask for: the unbindable params that no other intent involved could provide
     // once the user answers (a composite member's agency comes from its requirement).
