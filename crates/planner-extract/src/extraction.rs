@@ -305,8 +305,7 @@ impl Extractor {
         if !out.diagnostics.is_sorted_by_key(|d| d.span) {
             out.diagnostics.sort_by_key(|d| d.span);
         }
-        crate::roles::assign(question, &mut out.params);
-        self.roles.keep(&mut out.params);
+        self.roles.assign(question, &mut out.params);
         out
     }
 }

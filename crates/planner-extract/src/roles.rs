@@ -47,6 +47,15 @@ impl RoleKinds {
         RoleKinds(kinds)
     }
 
+    /// Reads the roles of the mentions of the kinds the registry gives roles (none, without
+    /// reading, when it gives no kind a role).
+    pub(crate) fn assign(&self, question: &str, mentions: &mut [Mention]) {
+        if !self.0.is_empty() {
+            assign(question, mentions);
+        }
+        self.keep(mentions);
+    }
+
     /// Clears the roles of mentions of kinds the registry gives none.
     pub(crate) fn keep(&self, mentions: &mut [Mention]) {
         for mention in mentions.iter_mut().filter(|m| m.role.is_some()) {
@@ -102,7 +111,7 @@ pub(crate) fn assign(question: &str, mentions: &mut [Mention]) {
         let gap = question.get(prev_end..mention.span.start).unwrap_or("");
         prev_end = prev_end.max(mention.span.end);
         let cue = if Role::suits(mention.kind) {
-            cue_before(gap, first_word(&last_words(prev_gap)))
+            cue_before(gap, first_word(last_words(prev_gap).as_slice()))
         } else {
             None
         };
@@ -227,17 +236,23 @@ fn cue_before(gap: &str, before_previous: &str) -> Option<Cue> {
     }
     let word = |i: usize| words.get(at + i).copied().unwrap_or("");
     let is = |i: usize, text: &str| word(i).eq_ignore_ascii_case(text);
-    let cue = if is(0, "from") || is(0, "leaving") || is(0, "departing") || is(0, "origin") {
+    // Source words: "from", "leaving", "departing", "origin", "out of", "originating in/at".
+    let source = is(0, "from")
+        || is(0, "leaving")
+        || is(0, "departing")
+        || is(0, "origin")
+        || (is(0, "of") && is(1, "out"))
+        || ((is(0, "in") || is(0, "at")) && is(1, "originating"));
+    // Goal words but "to": "into", "towards", "destination", "arriving at/in", "bound for".
+    let goal = is(0, "into")
+        || is(0, "towards")
+        || is(0, "toward")
+        || is(0, "destination")
+        || ((is(0, "at") || is(0, "in")) && is(1, "arriving"))
+        || (is(0, "for") && is(1, "bound"));
+    let cue = if source {
         Cue::Role(Role::From)
-    } else if (is(0, "of") && is(1, "out"))
-        || ((is(0, "in") || is(0, "at")) && is(1, "originating"))
-    {
-        Cue::Role(Role::From)
-    } else if is(0, "into") || is(0, "towards") || is(0, "toward") || is(0, "destination") {
-        Cue::Role(Role::To)
-    } else if ((is(0, "at") || is(0, "in")) && is(1, "arriving"))
-        || (is(0, "for") && is(1, "bound"))
-    {
+    } else if goal {
         Cue::Role(Role::To)
     } else if is(0, "to") {
         let before = if word(1).is_empty() { before_previous } else { word(1) };
@@ -256,12 +271,12 @@ fn cue_before(gap: &str, before_previous: &str) -> Option<Cue> {
 /// Up to four ASCII words at the end of `gap`, last first, read backwards over letters,
 /// apostrophes, blanks and colons only: any other character ends the reading (a comma, a
 /// digit, another script), so a cue must touch its value.
-fn last_words(gap: &str) -> Vec<&str> {
+fn last_words(gap: &str) -> Words<'_> {
     let bytes = gap.as_bytes();
-    let mut words = Vec::with_capacity(4);
+    let mut words = Words::default();
     let mut i = bytes.len();
     let is_letter = |b: u8| b.is_ascii_alphabetic() || b == b'\'';
-    while i > 0 && words.len() < 4 {
+    while i > 0 && words.len < words.items.len() {
         let b = bytes[i - 1];
         if is_letter(b) {
             let end = i;
@@ -274,7 +289,8 @@ fn last_words(gap: &str) -> Vec<&str> {
             }
             // Both ends sit next to ASCII bytes, so they are char boundaries.
             if let Some(word) = gap.get(i..end) {
-                words.push(word);
+                words.items[words.len] = word;
+                words.len += 1;
             }
         } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':') {
             i -= 1;
@@ -283,6 +299,23 @@ fn last_words(gap: &str) -> Vec<&str> {
         }
     }
     words
+}
+
+/// Up to four words, last first, without allocating.
+#[derive(Default)]
+struct Words<'a> {
+    items: [&'a str; 4],
+    len: usize,
+}
+
+impl<'a> Words<'a> {
+    fn get(&self, at: usize) -> Option<&&'a str> {
+        self.items[..self.len].get(at)
+    }
+
+    fn as_slice(&self) -> &[&'a str] {
+        &self.items[..self.len]
+    }
 }
 
 fn is_determiner(word: &str) -> bool {

@@ -12,8 +12,8 @@ use crate::guard;
 use crate::kinds::{self, Files, KindBody, KindSpec};
 use crate::model::{
     AsOf, Column, ColumnType, Composite, CompositeEdge, Inner, Intent, IntentBody, IntentId,
-    IntentParam, Param, ParamId, Plane, PlaneId, QueryIntent, Registry, Requirement, Role,
-    Settings, Suppression, Unit, WindowDirection,
+    IntentParam, Param, ParamId, ParamsByKind, Plane, PlaneId, QueryIntent, Registry, Requirement,
+    Role, Settings, Suppression, Unit, WindowDirection,
 };
 use crate::value::{KindType, ParamKind, Value, ValueShape};
 
@@ -455,7 +455,7 @@ fn validate_params(
     raw: &RawFile,
     kinds: &[KindSpec],
     report: &mut Report<'_>,
-) -> (Vec<Param>, BTreeMap<(ParamKind, Option<Role>), ParamId>) {
+) -> (Vec<Param>, ParamsByKind) {
     let mut params = Vec::new();
     let mut by_kind = BTreeMap::new();
     for (name, param) in &raw.params {

@@ -22,7 +22,7 @@ pub(crate) struct Inner {
     pub(crate) intents: Vec<Intent>,
     pub(crate) by_name: BTreeMap<String, IntentId>,
     /// Each param by its kind and role (`None`: no role).
-    pub(crate) param_by_kind: BTreeMap<(ParamKind, Option<Role>), ParamId>,
+    pub(crate) param_by_kind: ParamsByKind,
     /// The kinds the file declares (`[kinds]`), in name order.
     pub(crate) kinds: Vec<KindSpec>,
     /// What the registry answers, in one sentence (`[registry] help`).
@@ -32,6 +32,9 @@ pub(crate) struct Inner {
     /// Per param (by index): the query intents with a column that provides it, in order.
     pub(crate) providers: Vec<Vec<IntentId>>,
 }
+
+/// The declared params by kind and role (`None`: no role).
+pub(crate) type ParamsByKind = BTreeMap<(ParamKind, Option<Role>), ParamId>;
 
 /// The id of an intent in one registry: its position in declaration order. Only a registry
 /// makes one, so an id always names an intent of the registry that issued it.
