@@ -5,7 +5,8 @@
 //! against a number written here: the fan-out over the busiest routes (once per route within the
 //! registry's cap, the routes beyond it counted as left out), the optional edge from the top
 //! customers to their late parcels, relative periods resolved against the data's date and said
-//! in the answer, a tracking code read bare, and the counts-only workforce plane.
+//! in the answer, a tracking code read bare, two depots told apart by role (origin and
+//! destination), and the counts-only workforce plane.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -147,6 +148,7 @@ async fn the_courier_walkthrough_answers_from_an_empty_database(pool: PgPool) {
     busiest_routes_fan_out_within_the_cap(&pool, &url, &dates).await;
     top_customers_bind_their_late_parcels(&pool, &url, &dates).await;
     a_tracking_code_is_read_bare(&pool, &url).await;
+    parcels_from_one_depot_to_another(&pool, &url, &dates).await;
     couriers_are_counted_never_ranked(&pool, &url).await;
 }
 
@@ -381,4 +383,51 @@ async fn couriers_are_counted_never_ranked(pool: &PgPool, url: &str) {
     let refused = ask(url, "Which couriers delivered the most parcels last quarter?");
     assert_eq!(refused["route"], "refused", "{refused}");
     assert!(refused["evidence"].as_array().unwrap().is_empty(), "{refused}");
+}
+
+/// Two params of one kind told apart by role: "from Leeds to Bristol" binds `origin` (role
+/// `from`) and `destination` (role `to`) of `lane_volume`, and the reverse question the reverse
+/// lane; each month's parcels are SQL's.
+async fn parcels_from_one_depot_to_another(pool: &PgPool, url: &str, dates: &Dates) {
+    for (question, from, to) in [
+        ("Parcels from Leeds to Bristol last quarter", "leeds", "bristol"),
+        ("How many parcels went from Bristol to Leeds last quarter?", "bristol", "leeds"),
+    ] {
+        let answer = ask(url, question);
+        assert_eq!(answer["route"], "single", "{answer}");
+        assert_eq!(intents(&answer), ["lane_volume"], "{answer}");
+        let args = &answer["plan"]["nodes"][0]["args"];
+        assert_eq!(
+            (args["origin"].as_str(), args["destination"].as_str()),
+            (Some(from), Some(to)),
+            "{answer}"
+        );
+        assert_eq!(args["period"], json!(["@Q-3m", "@Q"]), "{answer}");
+        let said = format!(
+            "\"last quarter\" is read as {} to {}",
+            dates.quarter_start, dates.quarter_last
+        );
+        assert!(text(&answer).contains(&said), "{said} / {}", text(&answer));
+        let expected: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT to_char(p.shipped_on, 'YYYY-MM'), count(*)
+             FROM courier.parcel AS p
+             JOIN courier.route AS r ON r.code = p.route_code
+             CROSS JOIN courier.snapshot AS s
+             WHERE r.origin_depot = $1 AND r.destination_depot = $2
+               AND p.shipped_on >= date_trunc('quarter', s.as_of) - interval '3 months'
+               AND p.shipped_on < date_trunc('quarter', s.as_of)
+             GROUP BY 1 ORDER BY 1",
+        )
+        .bind(from)
+        .bind(to)
+        .fetch_all(pool)
+        .await
+        .unwrap();
+        let shown: Vec<(String, i64)> = table(&answer, "lane_volume")
+            .iter()
+            .map(|row| (cell(row, "month").to_owned(), cell(row, "parcels").parse().unwrap()))
+            .collect();
+        assert_eq!(shown, expected, "{question}");
+        assert_eq!(shown.len(), 3, "{question}");
+    }
 }
