@@ -1,11 +1,31 @@
 //! Binding an intent's arguments from the available params and its defaults.
 
+use std::collections::BTreeMap;
+
 use planner_registry::{
-    IntentId, IntentParam, ParamId, ParamKind, Registry, Requirement, Value, ValueShape,
+    IntentId, IntentParam, ParamId, ParamKind, Registry, Requirement, Role, Value, ValueShape,
 };
 
 use crate::plan::{ArgSource, BoundArg};
-use crate::validate::Inputs;
+
+/// What the caller brings besides the proposal.
+#[derive(Debug, Clone, Copy)]
+pub struct Inputs<'a> {
+    /// The available params (the extractors' output, ambiguous ones left out), by kind.
+    pub available: &'a BTreeMap<ParamKind, Value>,
+    /// The values the question tells apart by role ("from Seattle to Denver"), by kind and
+    /// role: what params with a role bind. Empty for a registry without roles.
+    pub roles: &'a BTreeMap<(ParamKind, Role), Value>,
+    /// The caller's scopes (for example `bench`).
+    pub scopes: &'a [String],
+    /// The question refers back to what another ask names ("how reliable were they", "those
+    /// lanes", "each of them"): an optional param the question leaves to its default binds
+    /// through an edge from a planned node that provides it, instead of the default.
+    pub refers: bool,
+}
+
+/// No value told apart by role: the `roles` of [`Inputs`] for a caller without roles.
+pub const NO_ROLES: &BTreeMap<(ParamKind, Role), Value> = &BTreeMap::new();
 
 /// Binds every param of `intent` from the question's values (`inputs.available` looked up by
 /// kind, `inputs.roles` by kind and role), clamping integers into the intent's range, or from

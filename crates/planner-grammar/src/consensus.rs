@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use planner_registry::Registry;
 
+use crate::bind::Inputs;
 use crate::plan::{DropReason, Validation};
-use crate::validate::{Inputs, proposal_names, validate};
+use crate::validate::{proposal_names, validate};
 
 /// The plan kept from K proposals and how it was reached.
 #[derive(Debug, Clone, PartialEq, Eq)]

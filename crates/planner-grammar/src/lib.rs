@@ -38,12 +38,12 @@ mod validate;
 mod view;
 
 pub use crate::{
-    bind::{accepts, bind, clamp},
+    bind::{Inputs, NO_ROLES, accepts, bind, clamp},
     consensus::{Agreement, Consensus, ConsensusOutcome, stabilize},
     plan::{
         ArgSource, BoundArg, DropReason, Dropped, Edge, NodeOrigin, Plan, PlanNode, Validation,
     },
     trace::{ConsensusTrace, DroppedTrace, NodeTrace, PlanTrace},
-    validate::{Inputs, MAX_DEPTH, NO_ROLES, proposal_names, validate},
+    validate::{MAX_DEPTH, proposal_names, validate},
     view::{DroppedView, EdgeView, NodeView, PlanView, dropped_view, lacks_scopes, plan_view},
 };

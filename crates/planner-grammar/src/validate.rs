@@ -1,38 +1,15 @@
 //! Validation of a proposal: names resolved, composites expanded, arguments and edges bound,
 //! scopes, depth and the node cap enforced, the result put in registry order.
 
-use std::collections::BTreeMap;
+use planner_registry::{IntentBody, IntentId, ParamId, Registry, Requirement};
 
-use planner_registry::{
-    IntentBody, IntentId, ParamId, ParamKind, Registry, Requirement, Role, Value,
-};
-
-use crate::bind::bind_one;
+use crate::bind::{Inputs, bind_one};
 use crate::plan::{
     ArgSource, BoundArg, DropReason, Dropped, Edge, NodeOrigin, Plan, PlanNode, Validation,
 };
 
 /// The most edges on any chain of a plan: a node may depend on a node that depends on one more.
 pub const MAX_DEPTH: u8 = 2;
-
-/// What the caller brings besides the proposal.
-#[derive(Debug, Clone, Copy)]
-pub struct Inputs<'a> {
-    /// The available params (the extractors' output, ambiguous ones left out), by kind.
-    pub available: &'a BTreeMap<ParamKind, Value>,
-    /// The values the question tells apart by role ("from Seattle to Denver"), by kind and
-    /// role: what params with a role bind. Empty for a registry without roles.
-    pub roles: &'a BTreeMap<(ParamKind, Role), Value>,
-    /// The caller's scopes (for example `bench`).
-    pub scopes: &'a [String],
-    /// The question refers back to what another ask names ("how reliable were they", "those
-    /// lanes", "each of them"): an optional param the question leaves to its default binds
-    /// through an edge from a planned node that provides it, instead of the default.
-    pub refers: bool,
-}
-
-/// No value told apart by role: the `roles` of [`Inputs`] for a caller without roles.
-pub const NO_ROLES: &BTreeMap<(ParamKind, Role), Value> = &BTreeMap::new();
 
 /// The source of an arg that waits for an edge (never left in a returned plan: a node with
 /// one is dropped as unbindable).
