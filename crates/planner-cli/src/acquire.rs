@@ -145,13 +145,13 @@ fn ask(question: &planner_acquire::Question, input: &mut impl BufRead) -> anyhow
 fn print_question(question: &planner_acquire::Question, json: bool) -> anyhow::Result<()> {
     if json {
         let value = serde_json::json!({ "status": "asked", "question": question });
-        println!("{}", serde_json::to_string(&value)?);
+        outln!("{}", serde_json::to_string(&value)?);
     } else {
-        println!("{}", question.question);
+        outln!("{}", question.question);
         if !question.suggested_answers.is_empty() {
-            println!("suggested: {}", question.suggested_answers.join(", "));
+            outln!("suggested: {}", question.suggested_answers.join(", "));
         }
-        println!(
+        outln!(
             "resume with: planner acquire --profile FILE --database-url URL --thread {} --answer \"...\"",
             question.thread_id
         );
@@ -171,11 +171,11 @@ fn print(report: &Report, json: bool) -> anyhow::Result<()> {
             "result": report.result,
             "decisions": report.decisions,
         });
-        println!("{}", serde_json::to_string(&value)?);
+        outln!("{}", serde_json::to_string(&value)?);
         return Ok(());
     }
-    println!("{} ({:?}): {}", report.profile, report.status, report.reason);
-    println!("\nfields:");
+    outln!("{} ({:?}): {}", report.profile, report.status, report.reason);
+    outln!("\nfields:");
     for field in &report.fields {
         let value = field.value.as_ref().map_or_else(|| "-".to_owned(), ToString::to_string);
         let source = match &field.source {
@@ -184,20 +184,20 @@ fn print(report: &Report, json: bool) -> anyhow::Result<()> {
             Some(Provenance::Document { id, source, .. }) => format!("{source} ({id})"),
             Some(Provenance::Derived { formula }) => format!("= {formula}"),
         };
-        println!("  {:<22} {value:<16} {source}", field.name);
+        outln!("  {:<22} {value:<16} {source}", field.name);
     }
     if !report.result.is_empty() {
-        println!("\nresult:");
+        outln!("\nresult:");
         for output in &report.result {
-            println!("  {:<22} {}", output.name, output.value);
+            outln!("  {:<22} {}", output.name, output.value);
         }
     }
-    println!("\ndecisions:");
+    outln!("\ndecisions:");
     for (i, decision) in report.decisions.iter().enumerate() {
         let target = decision.target_field.as_deref().unwrap_or("");
         let component =
             decision.target_component.as_deref().map(|c| format!(".{c}")).unwrap_or_default();
-        println!(
+        outln!(
             "  {:>2}. {} {target}{component}: {}",
             i + 1,
             decision.action.name(),

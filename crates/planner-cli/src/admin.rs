@@ -85,7 +85,7 @@ pub(crate) async fn keys(command: KeysCommand, url: Option<&str>) -> anyhow::Res
                     }
                     (None, true) => {
                         let id = planner_exec::create_tenant(pool, &tenant).await?;
-                        println!("created tenant {:?}: {}", tenant, id.0);
+                        outln!("created tenant {:?}: {}", tenant, id.0);
                         id
                     }
                     (None, false) => bail!(
@@ -97,20 +97,20 @@ pub(crate) async fn keys(command: KeysCommand, url: Option<&str>) -> anyhow::Res
                 let key = planner_exec::create_api_key(pool, tenant_id, &scopes)
                     .await
                     .with_context(|| format!("cannot create a key for tenant {}", tenant_id.0))?;
-                println!("key id: {}", key.id.0);
-                println!("tenant: {}", tenant_id.0);
-                println!("scopes: {}", scopes.join(", "));
-                println!("key (shown only now; store it): {}", key.secret);
+                outln!("key id: {}", key.id.0);
+                outln!("tenant: {}", tenant_id.0);
+                outln!("scopes: {}", scopes.join(", "));
+                outln!("key (shown only now; store it): {}", key.secret);
                 Ok(ExitCode::SUCCESS)
             }
             KeysCommand::Revoke { id } => {
                 let id: uuid::Uuid =
                     id.parse().with_context(|| format!("{id} is not a key id (a UUID)"))?;
                 if planner_exec::revoke_api_key(pool, ApiKeyId(id)).await? {
-                    println!("revoked key {id}");
+                    outln!("revoked key {id}");
                     Ok(ExitCode::SUCCESS)
                 } else {
-                    println!("no live key {id}");
+                    outln!("no live key {id}");
                     Ok(ExitCode::FAILURE)
                 }
             }
@@ -121,16 +121,15 @@ pub(crate) async fn keys(command: KeysCommand, url: Option<&str>) -> anyhow::Res
     result
 }
 
-#[expect(clippy::print_stdout, reason = "the command's output")]
-pub(crate) fn registry(command: RegistryCommand) -> ExitCode {
-    match command {
+pub(crate) fn registry(command: RegistryCommand) -> anyhow::Result<ExitCode> {
+    Ok(match command {
         RegistryCommand::Check { file } => {
             let origin = file.display().to_string();
             let text = match std::fs::read_to_string(&file) {
                 Ok(text) => text,
                 Err(err) => {
-                    println!("{origin}: cannot read the file: {err}");
-                    return ExitCode::FAILURE;
+                    outln!("{origin}: cannot read the file: {err}");
+                    return Ok(ExitCode::FAILURE);
                 }
             };
             match crate::registry_from_file(&text, &file) {
@@ -139,7 +138,7 @@ pub(crate) fn registry(command: RegistryCommand) -> ExitCode {
                         0 => String::new(),
                         n => format!(", {n} declared kinds"),
                     };
-                    println!(
+                    outln!(
                         "{origin}: ok ({} intents, {} params, {} planes{kinds})",
                         registry.len(),
                         registry.params().len(),
@@ -152,20 +151,20 @@ pub(crate) fn registry(command: RegistryCommand) -> ExitCode {
                             .lines()
                             .position(|line| line.trim() == format!("name = \"{name}\""))
                             .map_or(String::new(), |at| format!("{}:", at + 1));
-                        println!("{origin}:{line} warning: {warning}");
+                        outln!("{origin}:{line} warning: {warning}");
                     }
                     ExitCode::SUCCESS
                 }
                 Err(err) => {
                     for problem in err.located() {
-                        println!("{problem}");
+                        outln!("{problem}");
                     }
-                    println!("{origin}: {} problem(s)", err.problems().len());
+                    outln!("{origin}: {} problem(s)", err.problems().len());
                     ExitCode::FAILURE
                 }
             }
         }
-    }
+    })
 }
 
 /// The schemas outside the planner's own (a team's own data), each with its count of tables,
@@ -226,9 +225,9 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
                     std::env::var("PLANNER_RUNTIME_PASSWORD").ok().filter(|it| !it.is_empty())
                 {
                     planner_exec::enable_runtime_login(pool, &password).await?;
-                    println!("migrated; {} may log in", planner_exec::RUNTIME_LOGIN);
+                    outln!("migrated; {} may log in", planner_exec::RUNTIME_LOGIN);
                 } else {
-                    println!(
+                    outln!(
                         "migrated; {} has no password yet (set PLANNER_RUNTIME_PASSWORD, or \
                          ALTER ROLE {} LOGIN PASSWORD ...)",
                         planner_exec::RUNTIME_LOGIN,
@@ -239,11 +238,11 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
             }
             DbCommand::Status => {
                 if database.is_embedded() {
-                    println!("database: embedded, in {}", embedded_dir().display());
+                    outln!("database: embedded, in {}", embedded_dir().display());
                 } else {
-                    println!("database: DATABASE_URL");
+                    outln!("database: DATABASE_URL");
                 }
-                println!("reachable: yes; migrated: yes");
+                outln!("reachable: yes; migrated: yes");
                 for (label, sql) in [
                     ("tenants", "SELECT count(*) FROM admin.tenant"),
                     (
@@ -252,26 +251,26 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
                     ),
                     ("threads kept", "SELECT count(*) FROM admin.thread"),
                 ] {
-                    println!("{label}: {}", count(pool, sql).await?);
+                    outln!("{label}: {}", count(pool, sql).await?);
                 }
                 let awards = count(pool, "SELECT count(*) FROM market.award").await?;
                 if awards == 0 {
-                    println!("demo dataset: not loaded");
+                    outln!("demo dataset: not loaded");
                 } else {
-                    println!("demo dataset: loaded ({awards} awards)");
+                    outln!("demo dataset: loaded ({awards} awards)");
                 }
                 for (schema, tables) in own_schemas(pool).await? {
-                    println!("schema {schema}: {tables} table(s)");
+                    outln!("schema {schema}: {tables} table(s)");
                 }
                 Ok(ExitCode::SUCCESS)
             }
             DbCommand::Seed { scale } => match database.seed(scale).await? {
                 Ok(report) => {
-                    println!("loaded the demo dataset: {report:?}");
+                    outln!("loaded the demo dataset: {report:?}");
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(planner_dataset::Error::AlreadySeeded) => {
-                    println!("the database already holds data; `planner db reset` starts over");
+                    outln!("the database already holds data; `planner db reset` starts over");
                     Ok(ExitCode::FAILURE)
                 }
                 Err(err) => Err(err).context("loading the demo dataset"),
@@ -280,7 +279,7 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
                 empty(pool).await?;
                 planner_engine::migrate(pool).await?;
                 let report = database.seed(scale).await?.context("loading the demo dataset")?;
-                println!("reset; loaded the demo dataset: {report:?}");
+                outln!("reset; loaded the demo dataset: {report:?}");
                 Ok(ExitCode::SUCCESS)
             }
         }

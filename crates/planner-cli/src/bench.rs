@@ -458,9 +458,9 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
         let report = measure(&setup, &args, concurrency, stop).await;
         if !args.json {
-            print!("{}", to_text(&report, args.per_question));
+            out!("{}", to_text(&report, args.per_question));
             if concurrencies.len() > 1 {
-                println!();
+                outln!();
             }
         }
         reports.push(report);
@@ -480,14 +480,14 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         let title = format!("planner bench ({}): latency against concurrency", report_mode(&setup));
         plot::latency_svg(path, &title, &points)?;
         if !args.json {
-            println!("plot: {}", path.display());
+            outln!("plot: {}", path.display());
         }
     }
     if args.json {
         if reports.len() == 1 {
-            println!("{}", serde_json::to_string_pretty(&reports[0])?);
+            outln!("{}", serde_json::to_string_pretty(&reports[0])?);
         } else {
-            println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "sweep": reports }))?);
+            outln!("{}", serde_json::to_string_pretty(&serde_json::json!({ "sweep": reports }))?);
         }
     }
     let failed: u64 = reports

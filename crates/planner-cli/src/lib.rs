@@ -38,6 +38,32 @@
 //! (`planner_crypto::init`): a build with the `fips` feature that cannot enter FIPS mode does not
 //! start. Database URLs honour `sslmode` and `sslrootcert` (`planner_exec::tls`), and a refused
 //! server certificate is reported with a hint.
+//!
+//! Output goes through [`outln!`] and [`out!`], not `println!`: a reader that goes away
+//! (`planner ask ... | head -3`) makes the write fail, the error unwinds through `?` so the
+//! embedded database is stopped by its owner, and `main` ends the run quietly with success.
+
+/// `println!` to stdout, returning the write's error from the enclosing function.
+macro_rules! outln {
+    () => {
+        outln!("")
+    };
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
+/// `print!` to stdout, flushed (prompts), returning the write's error from the enclosing
+/// function.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout().lock();
+        write!(stdout, $($arg)*)?;
+        stdout.flush()?
+    }};
+}
 
 mod acquire;
 mod admin;
@@ -274,11 +300,22 @@ pub fn main() -> ExitCode {
     };
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
+        // The reader of the output went away (`| head`): nothing is left to say to it.
+        Err(err) if reader_gone(&err) => ExitCode::SUCCESS,
         Err(err) => {
             report_error(&err);
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `err` is a write to a pipe whose reader has closed it.
+fn reader_gone(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|it| it.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 #[expect(clippy::print_stderr, reason = "errors go to stderr")]
@@ -305,14 +342,14 @@ async fn eval(
         parse_corpus(&text).map_err(|err| anyhow::anyhow!("{}: {err}", corpus.display()))?;
     let report = evaluate(&planner, &items).await;
     if json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", report.to_text());
+        out!("{}", report.to_text());
     }
     match min_intent_exact {
         Some(min) if report.intent_set_exact < min => {
             if !json {
-                println!(
+                outln!(
                     "intent_set_exact {:.3} is below --min-intent-exact {min}",
                     report.intent_set_exact
                 );
@@ -352,9 +389,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let planner = Planner::new(load_registry(registry.as_ref())?, None, 1);
             let report = plan_report(&planner, &question, &scopes).await?;
             if json {
-                println!("{}", serde_json::to_string(&report)?);
+                outln!("{}", serde_json::to_string(&report)?);
             } else {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                outln!("{}", serde_json::to_string_pretty(&report)?);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -404,7 +441,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Keys { command, database_url } => {
             admin::keys(command, database_url.as_deref()).await
         }
-        Command::Registry { command } => Ok(admin::registry(command)),
+        Command::Registry { command } => admin::registry(command),
         Command::Db { command, database_url } => admin::db(command, database_url.as_deref()).await,
         Command::Acquire(args) => acquire::run(*args).await,
         Command::Completions { shell } => {
@@ -414,9 +451,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Version { json } => {
             let report = version_report(planner_crypto::module());
             if json {
-                println!("{}", serde_json::to_string(&report)?);
+                outln!("{}", serde_json::to_string(&report)?);
             } else {
-                println!("planner {} ({})", report.version, planner_crypto::module().summary());
+                outln!("planner {} ({})", report.version, planner_crypto::module().summary());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -427,9 +464,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Graph { mermaid: _, svg, acquire } => {
             let mermaid = if acquire { planner_acquire::mermaid() } else { Engine::mermaid() };
             if svg {
-                println!("{}", planner_server::flowchart_svg(&mermaid));
+                outln!("{}", planner_server::flowchart_svg(&mermaid));
             } else {
-                println!("{}", mermaid.trim_end());
+                outln!("{}", mermaid.trim_end());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -527,17 +564,17 @@ async fn ask(
         match outcome {
             Outcome::Answered(answer) => {
                 if json {
-                    println!("{}", serde_json::to_string_pretty(&answer)?);
+                    outln!("{}", serde_json::to_string_pretty(&answer)?);
                 } else {
                     // The text names what was withheld and what was dropped; the tables follow
                     // it once each.
-                    println!("{}", answer.text.trim_end());
+                    outln!("{}", answer.text.trim_end());
                     for table in &answer.evidence {
-                        println!("\n{}:\n{}", table.intent, table.text.trim_end());
+                        outln!("\n{}:\n{}", table.intent, table.text.trim_end());
                     }
                     let nodes: Vec<&str> =
                         answer.plan.nodes.iter().map(|n| n.intent.as_str()).collect();
-                    println!(
+                    outln!(
                         "\nplan: route {}, {} node(s) [{}], {} suppressed cell(s), text {}",
                         answer.route.as_str(),
                         nodes.len(),
@@ -566,7 +603,7 @@ async fn ask(
                     }
                     std::io::stderr().flush()?;
                 } else {
-                    print!("{prompt}\n> ");
+                    out!("{prompt}\n> ");
                     std::io::stdout().flush()?;
                 }
                 let mut line = String::new();
@@ -578,7 +615,7 @@ async fn ask(
                     {
                         eprintln!();
                     }
-                    println!("{}", serde_json::to_string_pretty(&Outcome::NeedsInput(needs))?);
+                    outln!("{}", serde_json::to_string_pretty(&Outcome::NeedsInput(needs))?);
                     return Ok(ExitCode::SUCCESS);
                 }
                 if read == 0 || line.trim().is_empty() {

@@ -406,6 +406,8 @@ fn cell_value(cell: &Cell) -> Option<Value> {
         Cell::Uuid(uuid) => Some(Value::Text(uuid.to_string())),
         Cell::Int(n) => Some(Value::Int(*n)),
         Cell::TextList(items) => Some(Value::List(items.clone())),
+        // A day binds a `date` param as its ISO text (the shape the extractors give it).
+        Cell::Date(day) => Some(Value::Text(day.format("%Y-%m-%d").to_string())),
         _ => None,
     }
 }
@@ -438,5 +440,15 @@ mod tests {
         );
         assert!(bind(ParamKind::Uuid, &Value::Text("x".to_owned())).is_err());
         assert_eq!(bind(ParamKind::Months, &Value::Int(18)), Ok(Bind::Int(18)));
+    }
+
+    /// Every cell type a column can hand downstream gives the value shape its kind reads: a
+    /// day is the ISO text a `date` param binds.
+    #[test]
+    fn cells_that_feed_an_edge_become_values() {
+        let day = "2025-03-01".parse().unwrap();
+        assert_eq!(cell_value(&Cell::Date(day)), Some(Value::Text("2025-03-01".to_owned())));
+        assert_eq!(cell_value(&Cell::Int(7)), Some(Value::Int(7)));
+        assert_eq!(cell_value(&Cell::Null), None);
     }
 }

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::LazyLock;
 
 use planner_extract::Extraction;
-use planner_knowledge::{Denotes, Knowledge, is_function_word};
+use planner_knowledge::{Denotes, Knowledge, Word, is_function_word};
 use planner_registry::{IntentBody, KindType, ParamKind, Registry};
 
 /// The longest question accepted, in characters.
@@ -205,6 +205,20 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "non-citizens",
             "noncitizens",
             "green card",
+            "green cards",
+            "h-1b",
+            "h1b",
+            "work visa",
+            "work visas",
+            "work permit",
+            "work permits",
+            "visa status",
+            "immigration",
+            "undocumented",
+            "illegal immigrants",
+            "refugee",
+            "refugees",
+            "asylum",
             "dual citizenship",
             "dual citizens",
             "accent",
@@ -234,6 +248,11 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "boomers",
             "gen z",
             "retirement age",
+            "near retirement",
+            "nearing retirement",
+            "close to retirement",
+            "retiring soon",
+            "about to retire",
             "elderly",
         ],
     ),
@@ -280,6 +299,13 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "veteran status",
             "military status",
             "served in the military",
+            "ex-military",
+            "former military",
+            "military family",
+            "military families",
+            "military spouse",
+            "military spouses",
+            "active duty",
             "prior service",
             "disabled veteran",
             "campaign badge",
@@ -354,7 +380,6 @@ const PROTECTED_WITH_PEOPLE: &[(&str, &[&str])] = &[
             "older",
             "younger",
             "generation",
-            "seniors",
             "young",
             "old",
         ],
@@ -422,6 +447,15 @@ const EMPLOYMENT_DECISIONS: &[&[&str]] = &[
     &["bonuses"],
     &["discipline"],
     &["demote"],
+    // A performance improvement plan and its words.
+    &["pip"],
+    &["pips"],
+    &["improvement", "plan"],
+    &["improvement", "plans"],
+    &["performance", "plan"],
+    &["stipend"],
+    &["reprimand"],
+    &["name", "and", "shame"],
 ];
 
 /// How far after a protected word its noun phrase is looked for ("veteran-owned small
@@ -624,7 +658,8 @@ impl Screen {
             .map(|&(start, word)| {
                 let original = question.get(start..start + word.len()).unwrap_or("");
                 let capitals = original.bytes().filter(u8::is_ascii_uppercase).count();
-                capitals >= 2 && original.ends_with('s') && original.len() == capitals + 1
+                let plural = original.ends_with('s') && original.len() == capitals + 1;
+                capitals >= 2 && plural
             })
             .collect();
         // A compound written with a hyphen that the knowledge knows joined or spaced
@@ -666,19 +701,21 @@ impl Screen {
             return Role::Thing;
         }
         match self.knowledge.noun(word) {
-            Some(noun) if noun.usually_noun() => match noun.denotes() {
+            Some(noun) if noun.usually_noun() || plural_noun(word, &noun) => match noun.denotes() {
                 Denotes::Worker => Role::Worker,
                 Denotes::Person => Role::Person,
                 Denotes::Thing => Role::Thing,
             },
             _ if self.things.contains(word) => Role::Thing,
+            None if self.knowledge.word(word).is_none() && practitioner(word) => Role::Worker,
             _ => Role::Other,
         }
     }
 
     /// Whether a plural abbreviation in capitals (`acronym`) is one neither the knowledge nor
     /// the registry knows ("CSMs", "CRNAs"): it may name people, and the screen fails safe where
-    /// ranking or an age would be asked of them.
+    /// ranking or an age would be asked of them. A singular one ("ED", "OTP") is as often a
+    /// place or a measure: it is not enough.
     fn unknown_plural(&self, word: &str, acronym: bool) -> bool {
         acronym && !self.things.contains(word) && self.knowledge.word(word).is_none()
     }
@@ -700,10 +737,9 @@ impl Screen {
             return false;
         }
         role == Role::Worker
-            || self
-                .knowledge
-                .noun(word)
-                .is_some_and(|noun| noun.usually_noun() && noun.may_be_worker())
+            || self.knowledge.noun(word).is_some_and(|noun| {
+                (noun.usually_noun() || plural_noun(word, &noun)) && noun.may_be_worker()
+            })
             || self.unknown_plural(word, acronym)
     }
 
@@ -722,9 +758,19 @@ impl Screen {
         let mut ranks_people = false;
         for &(at, len, group) in hits {
             match group {
+                // A participle after its subject is an action ("the room we disabled").
+                Group::Protected(_)
+                    if len == 1
+                        && words[at].ends_with("ed")
+                        && at > 0
+                        && SUBJECT_PRONOUNS.contains(&words[at - 1]) => {}
                 Group::Protected(n) => {
-                    // The age of a contract, an award or an invoice is not a person's age.
-                    let of_things = n == AGE && reading.about_things && !reading.about_people;
+                    // The age of a contract, an award or an invoice is not a person's age (but a
+                    // birth or a generation is only people's).
+                    let of_things = n == AGE
+                        && !AGE_OF_PEOPLE.contains(&&words[at..at + len])
+                        && reading.about_things
+                        && !reading.about_people;
                     if !reading.attached(at, len, PROTECTED[n].0) && !of_things {
                         protected |= 1 << n;
                     }
@@ -749,7 +795,13 @@ impl Screen {
                 // workers and not about things.
                 Group::RankVerb => {
                     let pronoun = words.get(at + len).is_some_and(|it| PRONOUNS.contains(it));
+                    // A participle after what it ranks: "hospitalists ranked by readmissions".
+                    let participle = words[at].ends_with("ed")
+                        && at > 0
+                        && reading.ranked[at - 1]
+                        && reading.people[at - 1];
                     ranks_people |= match reading.head_after(at + len) {
+                        _ if participle => true,
                         _ if pronoun => reading.about_people,
                         Some(head) => reading.ranked[head],
                         None => reading.about_ranked && !reading.about_things,
@@ -815,6 +867,9 @@ pub fn workforce_warnings(registry: &Registry) -> Vec<String> {
 
 /// Personal pronouns a ranking verb may take for the people the question is about.
 const PRONOUNS: &[&str] = &["them", "him", "her", "everyone", "everybody"];
+
+/// Pronouns that are the subject of the verb after them.
+const SUBJECT_PRONOUNS: &[&str] = &["i", "we", "you", "they", "he", "she", "someone"];
 
 /// Nouns for a figure computed over a dimension ("a racial breakdown", "a gender split by team"): a
 /// protected word before them is the dimension, not a thing's attribute.
@@ -1097,6 +1152,18 @@ impl<'a> Reading<'a> {
                 return true;
             }
         }
+        // A part or a holding, not people: "the minority of late payers", "a minority stake"
+        // (WordNet's possession nouns: share, stake, holding).
+        if matches!(words[at..after], ["minority" | "majority"]) {
+            let possession = |word: &str| {
+                self.knowledge()
+                    .noun(word)
+                    .is_some_and(|noun| noun.senses().first().is_some_and(|it| it.lexfile == 21))
+            };
+            if words.get(after).is_some_and(|next| *next == "of" || possession(next)) {
+                return true;
+            }
+        }
         // A lemma of its own that holds the phrase names its own thing ("maternity ward",
         // "sick leave", "race track").
         let phrase = words[at..after].join(" ");
@@ -1264,10 +1331,40 @@ impl<'a> Reading<'a> {
         let qualifies = (0..words.len()).any(|at| ranking(at) && ranked_head(at + 1));
         // Workers as the head of the question's first phrase, a superlative after them.
         let first = (0..words.len()).find(|&at| self.roles[at] != Role::Other);
-        let subject_ranked = first.is_some_and(|at| {
-            let head = self.head_after(at).unwrap_or(at);
-            self.ranked[head]
-                && (head + 1..words.len()).any(|later| ranking(later) && words[later] != "top")
+        // After an opening "which" or "what", the words up to the first function word are
+        // what is asked for ("which custodians close the fewest", not "which guides do agents
+        // use most").
+        let opening = matches!(words.first(), Some(&("which" | "what")));
+        let whom = if opening {
+            let mut start = 1;
+            if words.get(start) == Some(&"of") {
+                start += 1;
+                while words.get(start).is_some_and(|it| {
+                    matches!(*it, "the" | "our" | "my" | "your" | "their" | "all")
+                }) {
+                    start += 1;
+                }
+            }
+            (start..words.len())
+                .take(4)
+                .take_while(|&at| !is_function_word(words[at]))
+                .find(|&at| self.ranked[at])
+        } else {
+            first.map(|at| self.head_after(at).unwrap_or(at)).filter(|&head| self.ranked[head])
+        };
+        let subject_ranked = whom.is_some_and(|whom| {
+            (whom + 1..words.len()).any(|later| ranking(later) && words[later] != "top")
+        });
+        // A superlative in a clause said of workers: "the support engineers with the lowest
+        // scores", "reps who closed the fewest deals".
+        let described = (0..words.len()).any(|at| {
+            self.ranked[at]
+                && (at + 1..words.len()).take(6).any(|later| {
+                    ranking(later)
+                        && words[at + 1..later]
+                            .iter()
+                            .any(|it| matches!(*it, "with" | "who" | "that" | "whose"))
+                })
         });
         // "by driver", "each rep", "every nurse", "individual agents"; not the agent of a
         // passive verb ("owned by women", "handled by dispatchers").
@@ -1285,11 +1382,18 @@ impl<'a> Reading<'a> {
             cue && ranked_head(at + 1)
         });
         let asks_who = words.iter().any(|word| matches!(*word, "who" | "whom" | "which"));
-        let decision = (self.about_ranked || asks_who)
+        // Said of workers, of who, or of any word that may name people at work ("principals
+        // we should put on improvement plans").
+        let plural = |at: usize| {
+            self.knowledge().noun(words[at]).is_some_and(|noun| plural_noun(words[at], &noun))
+        };
+        let decision = (self.about_ranked
+            || asks_who
+            || (0..words.len()).any(|at| self.ranked[at] && plural(at)))
             && EMPLOYMENT_DECISIONS
                 .iter()
                 .any(|phrase| words.windows(phrase.len()).any(|window| window == *phrase));
-        qualifies || subject_ranked || each || decision
+        qualifies || subject_ranked || described || each || decision
     }
 }
 
@@ -1329,6 +1433,38 @@ impl Screen {
                 && adjective(&stem[..stem.len() - 1])
     }
 }
+
+/// Whether `word` is the plural of `noun`, a lemma no verb shares: English adjectives take no
+/// plural, so "seniors", "principals" and "locals" are nouns whatever their lemma's most
+/// frequent part of speech ("rates", "works" may be verbs).
+fn plural_noun(word: &str, noun: &Word<'_>) -> bool {
+    word != noun.lemma() && word.ends_with('s') && !noun.is_verb()
+}
+
+/// Whether a word WordNet does not know is, by its suffix, a practitioner: English forms the
+/// names of trades and specialists with -ist and -ician ("hospitalist", "phlebotomists",
+/// "dietician"), and a screen fails safe on a trade newer than its dictionary. A compound of
+/// "list" ("waitlist") is a list.
+fn practitioner(word: &str) -> bool {
+    let singular = word.strip_suffix('s').unwrap_or(word);
+    let lists = ["waitlist", "playlist", "wishlist", "watchlist", "blacklist", "pricelist"];
+    (singular.ends_with("ist") || singular.ends_with("ician"))
+        && singular.len() >= 7
+        && !lists.contains(&singular)
+}
+
+/// The age words only people have: a birth, a generation. The others a thing has too (an
+/// invoice's age, an aged receivable, a bus near retirement).
+const AGE_OF_PEOPLE: &[&[&str]] = &[
+    &["date", "of", "birth"],
+    &["birth", "date"],
+    &["birthdate"],
+    &["born", "before"],
+    &["born", "after"],
+    &["millennials"],
+    &["boomers"],
+    &["gen", "z"],
+];
 
 /// The index of the age category in [`PROTECTED`].
 const AGE: usize = 6;

@@ -466,8 +466,9 @@ impl WordTable {
 /// A word trie over a dictionary's aliases: longest alias wins.
 #[derive(Debug)]
 struct Phrases {
-    /// Per node: the entry and case rule of the alias ending there.
-    terminal: Vec<Option<(usize, CaseRule)>>,
+    /// Per node: the entry, case rule and term flag ([`planner_registry::is_term`]) of the
+    /// alias ending there.
+    terminal: Vec<Option<(usize, CaseRule, bool)>>,
     /// [`edge`] of a node and a word id to the child node.
     edges: PackedTable<u32>,
     /// Per word id: whether some alias starts with it.
@@ -511,7 +512,7 @@ impl Phrases {
                 if let Some(slot) = terminal.get_mut(node as usize)
                     && slot.is_none()
                 {
-                    *slot = Some((index, alias.case));
+                    *slot = Some((index, alias.case, alias.term));
                 }
             }
         }
@@ -525,6 +526,12 @@ impl Phrases {
 
     /// The longest alias at word `i`: (entry, one past its last word).
     fn at(&self, words: &Words<'_>, i: usize) -> Option<(usize, usize)> {
+        self.matched(words, i).map(|(index, end, _)| (index, end))
+    }
+
+    /// The longest alias at word `i`: (entry, one past its last word, whether it is a term
+    /// written as one: an alias shaped as a term whose words in the question are too).
+    fn matched(&self, words: &Words<'_>, i: usize) -> Option<(usize, usize, bool)> {
         if !self.starts_with(words.id(i)) {
             return None;
         }
@@ -541,10 +548,11 @@ impl Phrases {
             }
             node = child;
             end += 1;
-            if let Some(Some((index, case))) = self.terminal.get(node as usize)
+            if let Some(Some((index, case, term))) = self.terminal.get(node as usize)
                 && case_fits(words, i, end, *case)
             {
-                best = Some((*index, end));
+                let written = || (i..end).any(|j| planner_registry::is_term(words.raw(j)));
+                best = Some((*index, end, *term && written()));
             }
         }
         best
@@ -1008,13 +1016,15 @@ fn list_at(
     }
     let start = list_start(words, cue_ending(words, c, context)?);
     let at = scratch.len();
-    let end = list_values(words, start, phrases, |index| scratch.push(index))?;
+    let end = list_values(words, start, phrases, |index, _| scratch.push(index))?;
     Some((start, end, Pending::List { at, len: scratch.len() - at }))
 }
 
 /// A list starting at word `i` with no context cue before it: one a context word follows
-/// ("SI, TK and G compartments", "web and store channels"), or two values or more in capitals
-/// joined by slashes ("SI/TK"). Its entries are pushed on `scratch`.
+/// ("SI, TK and G compartments", "web and store channels"), two values or more in capitals
+/// joined by slashes ("SI/TK"), values compared, or values that are all terms written as terms
+/// ("B2B", "OTAs": no ordinary word has that shape, so no context is needed). Its entries are
+/// pushed on `scratch`.
 fn bare_list_at(
     words: &Words<'_>,
     i: usize,
@@ -1026,11 +1036,16 @@ fn bare_list_at(
         return None;
     }
     let at = scratch.len();
-    let end = list_values(words, i, phrases, |index| scratch.push(index))?;
+    let mut terms = true;
+    let end = list_values(words, i, phrases, |index, term| {
+        scratch.push(index);
+        terms &= term;
+    })?;
     let len = scratch.len() - at;
     if cue_ending(words, end, context).is_some()
         || slashed_capitals(words, i, end, len)
         || compared(words, i, end)
+        || terms
     {
         return Some((end, Pending::List { at, len }));
     }
@@ -1075,11 +1090,11 @@ fn list_values(
     words: &Words<'_>,
     mut i: usize,
     phrases: &Phrases,
-    mut found: impl FnMut(usize),
+    mut found: impl FnMut(usize, bool),
 ) -> Option<usize> {
     let mut last = None;
-    while let Some((index, end)) = phrases.at(words, i) {
-        found(index);
+    while let Some((index, end, term)) = phrases.matched(words, i) {
+        found(index, term);
         last = Some(end);
         let mut j = end;
         // A noun after a value compared with others ("b2b accounts compared with e-commerce").

@@ -120,6 +120,29 @@ pub struct Alias {
     pub words: Vec<String>,
     /// How strictly case is checked outside quotes.
     pub case: CaseRule,
+    /// Whether the alias is written as a term no ordinary sentence says by accident (see
+    /// [`is_term`]): a list reads such a value without its context word.
+    pub term: bool,
+}
+
+/// Whether `written` is a term of art by its shape: a word mixing letters and digits ("B2B",
+/// "4K") or mixing case past its first letter ("OTAs", "eBay"). All-capital initialisms ("SI",
+/// "IT") are not: a question in capitals, or a common word in capitals, writes them too.
+///
+/// ```
+/// use planner_registry::is_term;
+/// assert!(is_term("B2B") && is_term("OTAs") && is_term("eBay") && is_term("4K TVs"));
+/// assert!(!is_term("SI") && !is_term("Web") && !is_term("agencies") && !is_term("2024"));
+/// ```
+pub fn is_term(written: &str) -> bool {
+    written.split(|c: char| !c.is_alphanumeric()).any(|word| {
+        let letters = word.chars().any(char::is_alphabetic);
+        let digits = word.chars().any(|c| c.is_ascii_digit());
+        let mut rest = word.chars().skip(1);
+        let lower = word.chars().any(char::is_lowercase);
+        let upper_later = rest.any(char::is_uppercase);
+        (letters && digits) || (lower && upper_later)
+    })
 }
 
 /// How strictly an alias checks case (a leading marker in the file).
@@ -235,7 +258,7 @@ impl Spelling {
         forms
             .into_iter()
             .filter(|words| !words.is_empty() && *words != alias.words)
-            .map(|words| Alias { words, case: alias.case })
+            .map(|words| Alias { words, case: alias.case, term: alias.term })
             .collect()
     }
 }
@@ -704,7 +727,7 @@ impl KindCheck<'_, '_> {
             let mut spelled = Vec::new();
             for alias in aliases {
                 let (case, text) = marked(&alias, any_case);
-                spelled.push(Alias { words: alias_words(text), case });
+                spelled.push(Alias { words: alias_words(text), case, term: is_term(text) });
             }
             // The canonical value matches in any case, unless it carries a marker ("=SEA"), is
             // an ordinary English word written in capitals, or an alias of the same words
@@ -713,7 +736,7 @@ impl KindCheck<'_, '_> {
             let value = bare.to_owned();
             let canonical = alias_words(&value);
             if !spelled.iter().any(|a| a.words == canonical) {
-                spelled.insert(0, Alias { words: canonical, case });
+                spelled.insert(0, Alias { words: canonical, case, term: is_term(&value) });
             }
             made.push(spelled.iter().flat_map(|alias| spelling.forms(alias)).collect::<Vec<_>>());
             let mut aliases = Vec::new();

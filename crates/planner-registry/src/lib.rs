@@ -421,7 +421,7 @@ pub use crate::{
     error::{Error, Problem, Result},
     guard::{GuardViolation, check_sql, ranks_rows},
     kinds::{
-        Alias, CaseRule, DurationUnit, Entry, Files, KindBody, KindSpec, alias_words,
+        Alias, CaseRule, DurationUnit, Entry, Files, KindBody, KindSpec, alias_words, is_term,
         ordinary_in_capitals, shape_matches,
     },
     model::{

@@ -85,7 +85,7 @@ pub(super) fn extract(
                     let Some(after) = cue_ending(&words, c, context) else { continue };
                     let start = list_start(&words, after);
                     let mut found: Vec<usize> = Vec::new();
-                    if let Some(end) = list_values(&words, start, phrases, |at| found.push(at)) {
+                    if let Some(end) = list_values(&words, start, phrases, |at, _| found.push(at)) {
                         found.sort_unstable();
                         found.dedup();
                         let list = found.into_iter().map(|at| values[at].clone()).collect();
@@ -93,15 +93,20 @@ pub(super) fn extract(
                     }
                 }
                 // A list no context cue precedes: one a context word follows, capitals joined
-                // by slashes, or values compared.
+                // by slashes, values compared, or terms written as terms.
                 for i in 0..words.len() {
                     let mut found: Vec<usize> = Vec::new();
-                    let Some(end) = list_values(&words, i, phrases, |at| found.push(at)) else {
+                    let mut terms = true;
+                    let Some(end) = list_values(&words, i, phrases, |at, term| {
+                        found.push(at);
+                        terms &= term;
+                    }) else {
                         continue;
                     };
                     if cue_ending(&words, end, context).is_some()
                         || slashed_capitals(&words, i, end, found.len())
                         || compared(&words, i, end)
+                        || terms
                     {
                         found.sort_unstable();
                         found.dedup();

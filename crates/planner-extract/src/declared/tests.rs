@@ -48,7 +48,7 @@ bare = "mixed"
 [kinds.channels]
 type = "list"
 context = ["via", "through", "channels"]
-values = [{ value = "online", aliases = ["web"] }, { value = "store", aliases = ["in store", "stores"] }, { value = "wholesale" }]
+values = [{ value = "online", aliases = ["web"] }, { value = "store", aliases = ["in store", "stores"] }, { value = "wholesale" }, { value = "b2b", aliases = ["B2B"] }, { value = "travel_agents", aliases = ["OTAs", "agencies"] }]
 
 [kinds.period]
 type = "date_range"
@@ -198,6 +198,20 @@ fn lists_only_in_context() {
         list(&["online", "wholesale"])
     );
     assert_eq!(value(&r, &x.extract("wholesale accounts in 2024"), "channels"), None);
+    // Values written as terms ("B2B", "OTAs") are a list without a context word; the same
+    // words in ordinary writing ("otas", "agencies") are not.
+    assert_eq!(
+        value(&r, &x.extract("cancellation rate for OTAs"), "channels"),
+        list(&["travel_agents"])
+    );
+    assert_eq!(
+        value(&r, &x.extract("B2B and OTAs revenue"), "channels"),
+        list(&["b2b", "travel_agents"])
+    );
+    assert_eq!(value(&r, &x.extract("b2b revenue"), "channels"), list(&["b2b"]));
+    assert_eq!(value(&r, &x.extract("cancellation rate for otas"), "channels"), None);
+    assert_eq!(value(&r, &x.extract("cancellation rate for agencies"), "channels"), None);
+    assert_eq!(value(&r, &x.extract("B2B and agencies revenue"), "channels"), None);
     // An article may open a value after its joiner.
     assert_eq!(
         value(&r, &x.extract("sales through the web versus the stores"), "channels"),
