@@ -1,5 +1,5 @@
 //! Instruction counts of the hot paths under callgrind (gungraun): extraction, the lexical pick,
-//! planning a question, validate and bind, the faithfulness gate, a graph step without and with
+//! planning a question, the screen alone, validate and bind, the faithfulness gate, a graph step without and with
 //! the in-memory checkpointer, and rendering an answer. Each benchmark's inputs come from
 //! `planner_benches::inputs` (the criterion benches build theirs there too) in a setup function
 //! that callgrind does not count. Each setup also runs the measured code once, so that lazily
@@ -123,6 +123,34 @@ fn plan(input: PlanInput) {
     uncounted_drop(input);
 }
 
+type ScreenInput = (Planner, Vec<(String, planner_extract::Extraction)>);
+
+fn screen_all((planner, items): &ScreenInput) {
+    for (question, extraction) in items {
+        black_box(planner.screen().check(black_box(question), extraction));
+    }
+}
+
+/// The screen alone over the development corpus, each question's extraction made in the setup.
+fn screen_setup() -> ScreenInput {
+    let planner = inputs::planner();
+    let items = inputs::dev_corpus()
+        .into_iter()
+        .map(|item| {
+            let extraction = planner.extractor().extract(&item.question);
+            (item.question, extraction)
+        })
+        .collect();
+    warmed((planner, items), screen_all)
+}
+
+#[library_benchmark]
+#[bench::dev_corpus(setup = screen_setup)]
+fn screen(input: ScreenInput) {
+    screen_all(&input);
+    uncounted_drop(input);
+}
+
 fn validate_once(case: &ValidateCase) {
     let validation =
         planner_grammar::validate(&case.registry, black_box(&case.inputs()), &case.proposal);
@@ -206,7 +234,7 @@ fn render(evidence: Evidence) -> String {
 
 library_benchmark_group!(
     name = hot_paths;
-    benchmarks = extract, lexical_pick, plan, validate, gate, graph_step, render
+    benchmarks = extract, lexical_pick, plan, screen, validate, gate, graph_step, render
 );
 
 main!(library_benchmark_groups = hot_paths);

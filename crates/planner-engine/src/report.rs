@@ -53,6 +53,19 @@ pub struct ParamReport {
     pub span: [usize; 2],
 }
 
+/// The param of `kind` a node of `plan` binds `value` to, the first such.
+fn bound_param(
+    registry: &Registry,
+    plan: &planner_grammar::Plan,
+    kind: ParamKind,
+    value: &Value,
+) -> Option<planner_registry::ParamId> {
+    plan.nodes.iter().flat_map(|node| &node.args).find_map(|arg| {
+        (registry.param(arg.param).kind == kind && arg.source.value() == Some(value))
+            .then_some(arg.param)
+    })
+}
+
 /// The registry's name for a kind's param (its param without a role).
 pub(crate) fn param_name(registry: &Registry, kind: ParamKind) -> String {
     registry
@@ -75,9 +88,13 @@ impl PlanReport {
                 .mentions
                 .iter()
                 .map(|it| ParamReport {
-                    param: it
-                        .role
-                        .and_then(|role| registry.param_of_role(it.kind, Some(role)))
+                    // The param a planned node binds the value to, else the param its role
+                    // words name, else the kind's own: "couriers out of Leeds" binds `depot`,
+                    // though "out of" marks an origin.
+                    param: bound_param(registry, &planning.validation.plan, it.kind, &it.value)
+                        .or_else(|| {
+                            it.role.and_then(|role| registry.param_of_role(it.kind, Some(role)))
+                        })
                         .map_or_else(
                             || param_name(registry, it.kind),
                             |id| registry.param(id).name.clone(),

@@ -70,6 +70,16 @@ fn the_report_names_each_value_by_its_role_param() {
     assert!(report.unapplied.is_empty(), "{:?}", report.unapplied);
 }
 
+/// A value that a node binds to a param without a role is reported under that param, though
+/// the question's words mark it as an end ("out of" Seattle).
+#[test]
+fn the_report_names_a_value_by_the_param_its_node_binds() {
+    let report = plan_of("How long does freight dwell when it leaves out of Seattle?");
+    assert_eq!(nodes(&report)["hub_dwell"]["hub"], "Seattle", "{report:?}");
+    let params = serde_json::to_value(&report.params).unwrap();
+    assert_eq!(params[0]["param"], "hub", "{params}");
+}
+
 #[test]
 fn two_hubs_not_told_apart_are_asked_with_their_names_and_the_fix() {
     let report = plan_of("Seattle and Denver by month");
