@@ -141,7 +141,6 @@ fn ask(question: &planner_acquire::Question, input: &mut impl BufRead) -> anyhow
 
 /// The question a thread stopped at, and how to resume it; with `--json` one object whose
 /// `status` is `asked`.
-#[expect(clippy::print_stdout, reason = "the command's output")]
 fn print_question(question: &planner_acquire::Question, json: bool) -> anyhow::Result<()> {
     if json {
         let value = serde_json::json!({ "status": "asked", "question": question });
@@ -159,7 +158,6 @@ fn print_question(question: &planner_acquire::Question, json: bool) -> anyhow::R
     Ok(())
 }
 
-#[expect(clippy::print_stdout, reason = "the command's output")]
 fn print(report: &Report, json: bool) -> anyhow::Result<()> {
     if json {
         let value = serde_json::json!({

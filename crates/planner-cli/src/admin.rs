@@ -67,7 +67,6 @@ pub(crate) enum DbCommand {
     },
 }
 
-#[expect(clippy::print_stdout, reason = "the command's output")]
 pub(crate) async fn keys(command: KeysCommand, url: Option<&str>) -> anyhow::Result<ExitCode> {
     let database = Database::open_admin(url).await?;
     let result = async {
@@ -208,7 +207,6 @@ async fn empty(pool: &planner_exec::PgPool) -> anyhow::Result<()> {
     Ok(())
 }
 
-#[expect(clippy::print_stdout, reason = "the command's output")]
 pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<ExitCode> {
     if let DbCommand::Reset { yes: false, .. } = command
         && url.is_some()

@@ -311,7 +311,6 @@ struct Setup {
 }
 
 /// Runs `planner bench`.
-#[expect(clippy::print_stdout, reason = "the command's output")]
 #[expect(clippy::print_stderr, reason = "progress and failures")]
 pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let registry = crate::load_registry(args.registry.as_ref())?;

@@ -328,7 +328,6 @@ fn report_error(err: &anyhow::Error) {
 }
 
 /// `planner eval`: exit 0, 1 below `--min-intent-exact`, errors to the caller (exit 2).
-#[expect(clippy::print_stdout, reason = "the command's output")]
 async fn eval(
     json: bool,
     registry: Option<&PathBuf>,
@@ -382,7 +381,6 @@ pub(crate) fn registry_from_file(
     Registry::from_toml_with(text, &path.display().to_string(), &files)
 }
 
-#[expect(clippy::print_stdout, reason = "the command's output")]
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Plan { json, registry, scopes, question } => {
@@ -543,7 +541,6 @@ enum Start {
     Resume { thread: String, answer: String },
 }
 
-#[expect(clippy::print_stdout, reason = "the command's output")]
 async fn ask(
     pool: &planner_exec::PgPool,
     config: EngineConfig,

@@ -243,6 +243,23 @@ fn bench_rejects_bad_flags_with_a_clear_error() {
     assert!(stderr(&output).contains("not an http:// or https:// URL"), "{output:?}");
 }
 
+/// A reader that has gone (`planner plan ... | head -0`) ends the run quietly with success:
+/// no panic, no error line.
+#[test]
+fn a_closed_output_pipe_ends_the_run_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = Command::new(env!("CARGO_BIN_EXE_planner"))
+        .args(["plan", "--json", "--", "Who are the incumbents for NAICS 541512?"])
+        .env_remove("DATABASE_URL")
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(stderr(&output), "", "{output:?}");
+}
+
 #[test]
 fn completions_and_the_manual_page_go_to_stdout() {
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {

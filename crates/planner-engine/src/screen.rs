@@ -5,7 +5,9 @@
 //! the extractors (for example "Department of Veterans Affairs") are masked first, so that an
 //! agency is never mistaken for a protected attribute.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
+
+use foldhash::fast::FixedState;
 use std::sync::LazyLock;
 
 use planner_extract::Extraction;
@@ -489,7 +491,7 @@ enum Group {
 }
 
 /// First word → the phrases starting with it (as words) and their lists.
-type PhraseIndex = HashMap<&'static str, Vec<(Vec<&'static str>, Group)>>;
+type PhraseIndex = HashMap<&'static str, Vec<(Vec<&'static str>, Group)>, FixedState>;
 
 /// A phrase's words: hyphens separate words, as in questions.
 fn phrase_words(phrase: &'static str) -> Vec<&'static str> {
@@ -499,7 +501,7 @@ fn phrase_words(phrase: &'static str) -> Vec<&'static str> {
 /// Every phrase of the lists, split into words and filed under its first word, so that one
 /// pass over the question's words finds every phrase it contains.
 static PHRASES: LazyLock<PhraseIndex> = LazyLock::new(|| {
-    let mut index = PhraseIndex::new();
+    let mut index = PhraseIndex::default();
     let mut add = |phrase: &'static str, group: Group| {
         let parts = phrase_words(phrase);
         if let Some(&first) = parts.first() {
@@ -563,6 +565,10 @@ impl Role {
     }
 }
 
+/// A set of lower-case words, looked up by every word of every question: one foldhash of a
+/// short word (no order is ever read from it, so answers stay deterministic).
+type Words = HashSet<String, FixedState>;
+
 /// The screen over one registry: who a question is about decides whether a protected-sounding
 /// word is a person's attribute (refused) or a thing's (allowed), and whether a ranking ranks
 /// workers (refused) or things and customers (allowed).
@@ -579,12 +585,12 @@ impl Role {
 pub struct Screen {
     knowledge: &'static Knowledge,
     /// Declared people of planes that are not a workforce (retail's `customer`).
-    subjects: BTreeSet<String>,
+    subjects: Words,
     /// People the registry says are a workforce: counting planes' names and counted columns,
     /// and the declared people of `workforce` planes.
-    workers: BTreeSet<String>,
+    workers: Words,
     /// Words of intent names and kind labels: what the registry returns, ranks or looks up.
-    things: BTreeSet<String>,
+    things: Words,
 }
 
 impl Default for Screen {
@@ -592,9 +598,9 @@ impl Default for Screen {
     fn default() -> Screen {
         Screen {
             knowledge: Knowledge::english(),
-            subjects: BTreeSet::new(),
-            workers: BTreeSet::new(),
-            things: BTreeSet::new(),
+            subjects: Words::default(),
+            workers: Words::default(),
+            things: Words::default(),
         }
     }
 }
@@ -701,6 +707,11 @@ impl Screen {
 
     /// What one lower-case word denotes, out of context.
     fn role(&self, word: &str) -> Role {
+        self.role_of(word, self.knowledge.noun(word))
+    }
+
+    /// [`Screen::role`] given the word's noun reading (looked up once per question word).
+    fn role_of(&self, word: &str, noun: Option<Word<'static>>) -> Role {
         if word == NAME {
             return Role::Thing;
         }
@@ -716,7 +727,7 @@ impl Screen {
         if SET_ASIDE.contains(&word) {
             return Role::Thing;
         }
-        match self.knowledge.noun(word) {
+        match noun {
             Some(noun) if noun.usually_noun() || plural_noun(word, &noun) => match noun.denotes() {
                 Denotes::Worker => Role::Worker,
                 Denotes::Person => Role::Person,
@@ -740,7 +751,13 @@ impl Screen {
     /// real sense of someone at work (a "bus operator", a "support agent", a "dispatcher"), or
     /// an unknown plural, unless the registry ranks it (the reference registry's incumbents) or
     /// declares it people whose ranking is its business (retail's customers).
-    fn ranks_workers(&self, word: &str, role: Role, acronym: bool) -> bool {
+    fn ranks_workers(
+        &self,
+        word: &str,
+        noun: Option<Word<'static>>,
+        role: Role,
+        acronym: bool,
+    ) -> bool {
         if self.workers.contains(word) {
             return true;
         }
@@ -753,7 +770,7 @@ impl Screen {
             return false;
         }
         role == Role::Worker
-            || self.knowledge.noun(word).is_some_and(|noun| {
+            || noun.is_some_and(|noun| {
                 (noun.usually_noun() || plural_noun(word, &noun)) && noun.may_be_worker()
             })
             || self.unknown_plural(word, acronym)
@@ -958,6 +975,8 @@ struct Reading<'a> {
     names_thing: bool,
     /// Which words were plural abbreviations in capitals.
     acronyms: &'a [bool],
+    /// Each word's noun reading ([`Knowledge::noun`]).
+    nouns: Vec<Option<Word<'static>>>,
 }
 
 /// `roles` with the antecedent of each "who", "whom" or "whose" read as people where the noun
@@ -1002,10 +1021,23 @@ impl<'a> Reading<'a> {
     ) -> Reading<'a> {
         // A compound's role is at its last word; its first word is part of it.
         let lexeme = |at: usize| compounds[at].as_deref().unwrap_or(words[at]);
+        // Each word's noun reading, looked up once: the rules below ask it many times.
+        // A function word or a number has none that counts.
+        let nouns: Vec<Option<Word<'static>>> = words
+            .iter()
+            .map(|word| {
+                let content = word.len() >= 2 && !is_number(word) && !is_function_word(word);
+                content.then(|| screen.knowledge.noun(word)).flatten()
+            })
+            .collect();
+        let noun_of = |at: usize| match &compounds[at] {
+            Some(compound) => screen.knowledge.noun(compound),
+            None => nouns[at],
+        };
         let roles: Vec<Role> = (0..words.len())
             .map(|at| match compounds.get(at + 1) {
                 Some(Some(_)) => Role::Other,
-                _ => screen.role(lexeme(at)),
+                _ => screen.role_of(lexeme(at), noun_of(at)),
             })
             .collect();
         let roles = relative_antecedents(screen, words, roles);
@@ -1014,8 +1046,7 @@ impl<'a> Reading<'a> {
         // is its subject ("pupils walking to class").
         // A possessor is no subject either ("the holder's lease").
         let modifier = |at: usize| {
-            let singular =
-                || screen.knowledge.noun(words[at]).is_none_or(|noun| noun.lemma() == words[at]);
+            let singular = || nouns[at].is_none_or(|noun| noun.lemma() == words[at]);
             (role(at + 1) == Role::Thing && singular())
                 || (words.get(at + 1) == Some(&"s")
                     && role(at + 2) == Role::Thing
@@ -1029,7 +1060,7 @@ impl<'a> Reading<'a> {
                     && !modifier(at)
                     && (people[at] || role(at) != Role::Person)
                     && !matches!(compounds.get(at + 1), Some(Some(_)))
-                    && screen.ranks_workers(lexeme(at), roles[at], acronyms[at])
+                    && screen.ranks_workers(lexeme(at), noun_of(at), roles[at], acronyms[at])
             })
             .collect();
         Reading {
@@ -1044,7 +1075,13 @@ impl<'a> Reading<'a> {
             roles,
             people,
             ranked,
+            nouns,
         }
+    }
+
+    /// The noun reading of the word at `at`.
+    fn noun(&self, at: usize) -> Option<Word<'static>> {
+        self.nouns.get(at).copied().flatten()
     }
 
     fn knowledge(&self) -> &'static Knowledge {
@@ -1256,9 +1293,8 @@ impl<'a> Reading<'a> {
         // disabled", "products that are a minority share"; not of what may be people ("station
         // agents are Hispanic").
         if let Some(subject) = self.subject_of(at) {
-            let may_be_person =
-                self.knowledge().noun(words[subject]).is_some_and(|noun| noun.may_be_person())
-                    || self.may_be_people(subject);
+            let may_be_person = self.noun(subject).is_some_and(|noun| noun.may_be_person())
+                || self.may_be_people(subject);
             // A word the knowledge does not know that may not be people is a thing ("the
             // SSO got disabled").
             let unknown = self.roles[subject] == Role::Other
@@ -1327,7 +1363,7 @@ impl<'a> Reading<'a> {
         if of_people || STATISTICS.contains(&words[head]) {
             return false;
         }
-        match self.knowledge().noun(words[head]) {
+        match self.noun(head) {
             // A state or an attribute is the protected attribute itself ("a genetic condition",
             // "racial composition").
             Some(noun) => {
@@ -1345,19 +1381,20 @@ impl<'a> Reading<'a> {
         let words = self.words;
         (0..words.len().saturating_sub(1)).any(|at| {
             let bound = matches!(words[at], "over" | "under" | "above" | "below" | "aged");
+            if !bound {
+                return false;
+            }
             let age = words[at + 1].parse::<u32>().is_ok_and(|it| (16..=99).contains(&it));
-            let unit = words.get(at + 2).is_some_and(|next| {
-                !is_function_word(next) && self.knowledge().noun(next).is_some()
-            });
+            let unit = words
+                .get(at + 2)
+                .is_some_and(|next| !is_function_word(next) && self.noun(at + 2).is_some());
             // Said of a noun with a person sense ("how many of our paras are over 60").
             let of_person = || {
                 self.subject_of(at).is_some_and(|subject| {
-                    self.knowledge().noun(words[subject]).is_some_and(|noun| noun.may_be_person())
+                    self.noun(subject).is_some_and(|noun| noun.may_be_person())
                 })
             };
-            bound
-                && age
-                && !unit
+            age && !unit
                 && (self.theirs(at) || of_person() || (self.about_people && !self.about_things))
         })
     }
@@ -1381,10 +1418,14 @@ impl<'a> Reading<'a> {
         if !self.about_people {
             return None;
         }
+        let content = |word: &str| word.len() >= 2 && !is_number(word) && !is_function_word(word);
         let medical = |at: usize| {
-            let single = self.knowledge().noun(words[at]);
-            let pair =
-                words.get(at + 1).and_then(|next| self.knowledge().noun_pair(words[at], next));
+            let single = self.noun(at);
+            // A lemma of two words holds two content words ("heart disease").
+            let pair = words
+                .get(at + 1)
+                .filter(|next| content(words[at]) && content(next))
+                .and_then(|next| self.knowledge().noun_pair(words[at], next));
             pair.or(single).is_some_and(|noun| noun.is_medical() && noun.usually_noun())
         };
         let medical = (0..words.len())
@@ -1463,9 +1504,7 @@ impl<'a> Reading<'a> {
         let asks_who = words.iter().any(|word| matches!(*word, "who" | "whom" | "which"));
         // Said of workers, of who, or of any word that may name people at work ("principals
         // we should put on improvement plans").
-        let plural = |at: usize| {
-            self.knowledge().noun(words[at]).is_some_and(|noun| plural_noun(words[at], &noun))
-        };
+        let plural = |at: usize| self.noun(at).is_some_and(|noun| plural_noun(words[at], &noun));
         let decision = (self.about_ranked
             || asks_who
             || (0..words.len()).any(|at| self.ranked[at] && plural(at)))
