@@ -28,15 +28,7 @@ const ALLOWED: &[(&str, &str)] = &[];
 /// Every module cycle of every workspace package under `root`, one message per cycle.
 pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<String>> {
     let mut packages = Vec::new();
-    let crates = root.join("crates");
-    let mut dirs: Vec<PathBuf> = fs::read_dir(&crates)
-        .with_context(|| format!("reading {}", crates.display()))?
-        .filter_map(|it| it.ok())
-        .map(|it| it.path())
-        .filter(|it| it.join("Cargo.toml").is_file())
-        .collect();
-    dirs.sort();
-    packages.extend(dirs);
+    packages.extend(crate::crates::crate_dirs(root)?);
     for extra in ["xtask", "tests", "benches"] {
         if root.join(extra).join("Cargo.toml").is_file() {
             packages.push(root.join(extra));

@@ -36,6 +36,7 @@
 #![allow(clippy::print_stderr, reason = "xtask reports progress on stderr")]
 
 mod bench;
+mod crates;
 mod cycles;
 mod fuzz;
 mod image;

@@ -87,15 +87,7 @@ pub(crate) fn run(sh: &Shell) -> anyhow::Result<()> {
 /// under `root/crates`.
 fn check_manifests(root: &Path) -> anyhow::Result<Vec<String>> {
     let mut errors = Vec::new();
-    let crates = root.join("crates");
-    let mut dirs: Vec<_> = fs::read_dir(&crates)
-        .with_context(|| format!("reading {}", crates.display()))?
-        .filter_map(|it| it.ok())
-        .map(|it| it.path())
-        .filter(|it| it.join("Cargo.toml").is_file())
-        .collect();
-    dirs.sort();
-    for dir in dirs {
+    for dir in crate::crates::crate_dirs(root)? {
         let folder = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
         let path = dir.join("Cargo.toml");
         let text =
