@@ -476,6 +476,12 @@ const EMPLOYMENT_DECISIONS: &[&[&str]] = &[
     &["name", "and", "shame"],
 ];
 
+/// The first words of [`EMPLOYMENT_DECISIONS`]: a question's word is compared with the phrases
+/// only when one starts with it.
+static DECISION_STARTS: LazyLock<HashSet<&'static str, FixedState>> = LazyLock::new(|| {
+    EMPLOYMENT_DECISIONS.iter().filter_map(|phrase| phrase.first().copied()).collect()
+});
+
 /// How far after a protected word its noun phrase is looked for ("veteran-owned small
 /// businesses", "disabled veteran contractors").
 const ATTACHED_WITHIN: usize = 4;
@@ -724,7 +730,7 @@ impl Screen {
         if word.len() < 2 || is_function_word(word) || is_number(word) {
             return Role::Other;
         }
-        if SET_ASIDE.contains(&word) {
+        if is_set_aside(word) {
             return Role::Thing;
         }
         match noun {
@@ -734,7 +740,7 @@ impl Screen {
                 Denotes::Thing => Role::Thing,
             },
             _ if self.things.contains(word) => Role::Thing,
-            None if self.knowledge.word(word).is_none() && practitioner(word) => Role::Worker,
+            None if practitioner(word) && self.knowledge.word(word).is_none() => Role::Worker,
             _ => Role::Other,
         }
     }
@@ -1070,7 +1076,7 @@ impl<'a> Reading<'a> {
             about_ranked: (0..words.len()).any(|at| ranked[at] && people[at]),
             about_things: roles.contains(&Role::Thing),
             names_thing: (0..words.len())
-                .any(|at| roles[at] == Role::Thing && !SET_ASIDE.contains(&words[at])),
+                .any(|at| roles[at] == Role::Thing && !is_set_aside(words[at])),
             acronyms,
             roles,
             people,
@@ -1508,9 +1514,10 @@ impl<'a> Reading<'a> {
         let decision = (self.about_ranked
             || asks_who
             || (0..words.len()).any(|at| self.ranked[at] && plural(at)))
-            && EMPLOYMENT_DECISIONS
-                .iter()
-                .any(|phrase| words.windows(phrase.len()).any(|window| window == *phrase));
+            && (0..words.len()).any(|at| {
+                DECISION_STARTS.contains(words[at])
+                    && EMPLOYMENT_DECISIONS.iter().any(|phrase| words[at..].starts_with(phrase))
+            });
         qualifies || subject_ranked || described || each || decision
     }
 }
@@ -1694,6 +1701,14 @@ const SET_ASIDE: &[&str] = &[
     "sdb",
     "disadvantaged",
 ];
+
+/// [`SET_ASIDE`] as a set: the screen asks it of every content word.
+static SET_ASIDE_WORDS: LazyLock<HashSet<&'static str, FixedState>> =
+    LazyLock::new(|| SET_ASIDE.iter().copied().collect());
+
+fn is_set_aside(word: &str) -> bool {
+    SET_ASIDE_WORDS.contains(word)
+}
 
 /// The qualifiers a question asks for that no param of any registry can apply (params filter by
 /// agency, NAICS code, requirement, clearance, compartments, vendor and window only): each is
