@@ -1069,11 +1069,11 @@ impl<'a> Reading<'a> {
                     && screen.ranks_workers(lexeme(at), noun_of(at), roles[at], acronyms[at])
             })
             .collect();
-        Reading {
+        let mut reading = Reading {
             screen,
             words,
             about_people: people.contains(&true),
-            about_ranked: (0..words.len()).any(|at| ranked[at] && people[at]),
+            about_ranked: false,
             about_things: roles.contains(&Role::Thing),
             names_thing: (0..words.len())
                 .any(|at| roles[at] == Role::Thing && !is_set_aside(words[at])),
@@ -1082,7 +1082,40 @@ impl<'a> Reading<'a> {
             people,
             ranked,
             nouns,
+        };
+        for at in 0..words.len() {
+            if (reading.ranked[at] || reading.people[at]) && reading.factor(at) {
+                reading.ranked[at] = false;
+                reading.people[at] = false;
+            }
         }
+        reading.about_people = reading.people.contains(&true);
+        reading.about_ranked = (0..words.len()).any(|at| reading.ranked[at] && reading.people[at]);
+        reading
+    }
+
+    /// Whether the noun at `at` is a factor, not a person: a noun with a sense that is no
+    /// person, followed by "of" and an abstract noun
+    /// (an act, an attribute, a communication, a possession, a state, a process: WordNet's
+    /// lexicographer files), as in "the biggest driver of complaints"; people are "of" a group,
+    /// a place or a thing ("drivers of the night shift", "operators of route 42").
+    fn factor(&self, at: usize) -> bool {
+        // Only a noun with a sense that is no person can be one ("driver", not "user").
+        let thing_sense = self.noun(at).is_some_and(|noun| {
+            noun.senses().iter().any(|it| it.class == planner_knowledge::Class::Thing)
+        });
+        if self.words.get(at + 1) != Some(&"of") || !thing_sense {
+            return false;
+        }
+        let Some(head) = self.head_after(at + 2).filter(|&head| head <= at + 5) else {
+            return false;
+        };
+        !self.people[head]
+            && self.noun(head).is_some_and(|noun| {
+                let top = noun.senses().first().map_or(0, |it| it.lexfile);
+                noun.denotes() == Denotes::Thing
+                    && matches!(top, 4 | 7 | 9 | 10 | 11 | 12 | 21 | 22 | 26)
+            })
     }
 
     /// The noun reading of the word at `at`.
@@ -2077,6 +2110,7 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             "list the cashiers with the lowest basket size",
             "which roofers finish the fewest jobs",
             "nominate a nurse of the month from the ICU",
+            "the worst drivers of the night shift",
         ] {
             assert_eq!(permissive(question), Some("ranks_people"), "{question}");
         }
@@ -2139,6 +2173,8 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             "a race against the holiday rush: orders by week",
             "which carriers are minority-owned businesses",
             "the portal whose SSO got disabled",
+            // A noun with a sense that is no person, "of" an abstract noun, is a factor.
+            "the biggest driver of cost in the fleet budget",
         ] {
             assert_eq!(permissive(question), None, "{question}");
         }
