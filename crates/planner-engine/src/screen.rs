@@ -255,6 +255,15 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "close to retirement",
             "retiring soon",
             "about to retire",
+            "of retirement",
+            "retirement eligible",
+            "eligible to retire",
+            "eligible for retirement",
+            "millennial",
+            "gen x",
+            "gen y",
+            "generation x",
+            "generation z",
             "elderly",
         ],
     ),
@@ -265,6 +274,13 @@ const PROTECTED: &[(&str, &[&str])] = &[
             "disabilities",
             "disabled",
             "handicapped",
+            "iep",
+            "ieps",
+            "504 plan",
+            "504 plans",
+            "ada accommodation",
+            "ada accommodations",
+            "fmla",
             "wheelchair user",
             "wheelchair users",
             "use wheelchairs",
@@ -474,6 +490,23 @@ const EMPLOYMENT_DECISIONS: &[&[&str]] = &[
     &["stipend"],
     &["reprimand"],
     &["name", "and", "shame"],
+    &["spiff"],
+    &["spiffs"],
+];
+
+/// Idioms that single out one of a team ("the weakest link", "dragging the team down"): said of
+/// words that may name workers, they pick individuals out; said of schools or a department,
+/// they rank things.
+const SINGLING_OUT: &[&[&str]] = &[
+    &["weakest", "link"],
+    &["dragging", "the", "team", "down"],
+    &["carrying", "the", "team"],
+    &["dead", "weight"],
+    &["deadweight"],
+    &["underperformer"],
+    &["underperformers"],
+    &["low", "performers"],
+    &["top", "performers"],
 ];
 
 /// The first words of [`EMPLOYMENT_DECISIONS`]: a question's word is compared with the phrases
@@ -904,7 +937,8 @@ pub fn workforce_warnings(registry: &Registry) -> Vec<String> {
 const PRONOUNS: &[&str] = &["them", "him", "her", "everyone", "everybody"];
 
 /// Pronouns that are the subject of the verb after them.
-const SUBJECT_PRONOUNS: &[&str] = &["i", "we", "you", "they", "he", "she", "someone"];
+const SUBJECT_PRONOUNS: &[&str] =
+    &["i", "we", "you", "they", "he", "she", "someone", "who", "that"];
 
 /// Nouns for a figure computed over a dimension ("a racial breakdown", "a gender split by team"): a
 /// protected word before them is the dimension, not a thing's attribute.
@@ -958,7 +992,7 @@ const RACE_COLOURS: &[&str] = &["black", "white", "brown"];
 
 /// Verbs that link a subject to an adjective ("the lift that was disabled").
 const LINKING: &[&str] =
-    &["is", "was", "were", "are", "been", "be", "being", "became", "got", "gets"];
+    &["is", "was", "were", "are", "been", "be", "being", "became", "get", "got", "gets"];
 
 fn is_number(word: &str) -> bool {
     word.bytes().next().is_some_and(|it| it.is_ascii_digit())
@@ -1493,9 +1527,12 @@ impl<'a> Reading<'a> {
         // After an opening "which" or "what", the words up to the first function word are
         // what is asked for ("which custodians close the fewest", not "which guides do agents
         // use most").
-        let opening = matches!(words.first(), Some(&("which" | "what")));
-        let whom = if opening {
-            let mut start = 1;
+        // After an opening "which" or "what", the words up to the first function word are
+        // what is asked for ("which custodians close the fewest", not "which guides do agents
+        // use most"); a later "which" opens a question of its own ("who is carrying the team?
+        // which rep drove the most expansion").
+        let asked_after = |wh: usize| {
+            let mut start = wh + 1;
             if words.get(start) == Some(&"of") {
                 start += 1;
                 while words.get(start).is_some_and(|it| {
@@ -1508,10 +1545,19 @@ impl<'a> Reading<'a> {
                 .take(4)
                 .take_while(|&at| !is_function_word(words[at]))
                 .find(|&at| self.ranked[at])
-        } else {
-            first.map(|at| self.head_after(at).unwrap_or(at)).filter(|&head| self.ranked[head])
         };
-        let subject_ranked = whom.is_some_and(|whom| {
+        let opening = matches!(words.first(), Some(&("which" | "what")));
+        let mut whoms: Vec<usize> = if opening {
+            asked_after(0).into_iter().collect()
+        } else {
+            first
+                .map(|at| self.head_after(at).unwrap_or(at))
+                .filter(|&head| self.ranked[head])
+                .into_iter()
+                .collect()
+        };
+        whoms.extend((1..words.len()).filter(|&at| words[at] == "which").filter_map(asked_after));
+        let subject_ranked = whoms.iter().any(|&whom| {
             (whom + 1..words.len()).any(|later| ranking(later) && words[later] != "top")
         });
         // A superlative in a clause said of workers: "the support engineers with the lowest
@@ -1546,12 +1592,17 @@ impl<'a> Reading<'a> {
         let plural = |at: usize| self.noun(at).is_some_and(|noun| plural_noun(words[at], &noun));
         let decision = (self.about_ranked
             || asks_who
+            || self.about_people
             || (0..words.len()).any(|at| self.ranked[at] && plural(at)))
             && (0..words.len()).any(|at| {
                 DECISION_STARTS.contains(words[at])
                     && EMPLOYMENT_DECISIONS.iter().any(|phrase| words[at..].starts_with(phrase))
             });
-        qualifies || subject_ranked || described || each || decision
+        let singled_out = self.ranked.contains(&true)
+            && SINGLING_OUT
+                .iter()
+                .any(|phrase| words.windows(phrase.len()).any(|window| window == *phrase));
+        qualifies || subject_ranked || described || each || decision || singled_out
     }
 }
 
@@ -1614,6 +1665,11 @@ fn practitioner(word: &str) -> bool {
 /// The age words only people have: a birth, a generation. The others a thing has too (an
 /// invoice's age, an aged receivable, a bus near retirement).
 const AGE_OF_PEOPLE: &[&[&str]] = &[
+    &["millennial"],
+    &["gen", "x"],
+    &["gen", "y"],
+    &["generation", "x"],
+    &["generation", "z"],
     &["date", "of", "birth"],
     &["birth", "date"],
     &["birthdate"],
@@ -2111,6 +2167,11 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             "which roofers finish the fewest jobs",
             "nominate a nurse of the month from the ICU",
             "the worst drivers of the night shift",
+            // An idiom that singles out one of a team, a dismissal said of any people, a later
+            // question's "which".
+            "which welder is the weakest link on the line",
+            "the casual guys we should let go",
+            "who is busiest? which scheduler closed the most tickets",
         ] {
             assert_eq!(permissive(question), Some("ranks_people"), "{question}");
         }
@@ -2137,6 +2198,9 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             ("accounts whose owner is Black", "race or ethnicity"),
             ("passengers who use wheelchairs by line", "disability or medical condition"),
             ("staff on the list born before 1965", "age"),
+            ("gen x nurses versus millennial nurses", "age"),
+            ("which technicians are eligible to retire", "age"),
+            ("which pupils have IEPs", "disability or medical condition"),
         ] {
             let registry = Registry::from_toml(PERMISSIVE, "ops.toml").unwrap();
             let extraction = planner_extract::Extractor::new(&registry).extract(question);
@@ -2175,6 +2239,8 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             "the portal whose SSO got disabled",
             // A noun with a sense that is no person, "of" an abstract noun, is a factor.
             "the biggest driver of cost in the fleet budget",
+            "which 3 depots are the weakest link on on-time",
+            "accounts that disabled their workspace",
         ] {
             assert_eq!(permissive(question), None, "{question}");
         }
