@@ -36,17 +36,7 @@ pub(crate) fn check(root: &Path) -> anyhow::Result<Vec<String>> {
     }
     let mut errors = Vec::new();
     for dir in packages {
-        let manifest_path = dir.join("Cargo.toml");
-        let text = fs::read_to_string(&manifest_path)
-            .with_context(|| format!("reading {}", manifest_path.display()))?;
-        let manifest: toml::Table = toml::from_str(&text)
-            .with_context(|| format!("parsing {}", manifest_path.display()))?;
-        let name = manifest
-            .get("package")
-            .and_then(|it| it.get("name"))
-            .and_then(|it| it.as_str())
-            .unwrap_or_default()
-            .to_owned();
+        let (manifest, name) = crate::crates::manifest(&dir)?;
         let targets = target_roots(&dir, &manifest);
         let several = targets.len() > 1;
         for target in targets {

@@ -89,17 +89,7 @@ fn check_manifests(root: &Path) -> anyhow::Result<Vec<String>> {
     let mut errors = Vec::new();
     for dir in crate::crates::crate_dirs(root)? {
         let folder = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let path = dir.join("Cargo.toml");
-        let text =
-            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        let manifest: toml::Table =
-            toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-        let name = manifest
-            .get("package")
-            .and_then(|it| it.get("name"))
-            .and_then(|it| it.as_str())
-            .unwrap_or_default()
-            .to_owned();
+        let (manifest, name) = crate::crates::manifest(&dir)?;
         if name != folder {
             errors.push(format!(
                 "crates/{folder}: package name `{name}` must equal the folder name `{folder}`"
