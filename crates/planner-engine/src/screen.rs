@@ -494,7 +494,7 @@ const EMPLOYMENT_DECISIONS: &[&[&str]] = &[
     &["spiffs"],
 ];
 
-/// Idioms that single out one of a team ("the weakest link", "dragging the team down"): said of
+/// Idioms that single out one of a team ("the weakest link", "a dead weight"): said of
 /// words that may name workers, they pick individuals out; said of schools or a department,
 /// they rank things.
 const SINGLING_OUT: &[&[&str]] = &[
@@ -866,7 +866,7 @@ impl Screen {
                 // workers and not about things.
                 Group::RankVerb => {
                     let pronoun = words.get(at + len).is_some_and(|it| PRONOUNS.contains(it));
-                    // A participle after what it ranks: "hospitalists ranked by readmissions".
+                    // A participle after what it ranks: "phlebotomists ranked by draws".
                     let participle = words[at].ends_with("ed") && at > 0 && reading.ranked[at - 1];
                     ranks_people |= match reading.head_after(at + len) {
                         _ if participle => true,
@@ -1020,10 +1020,14 @@ struct Reading<'a> {
 }
 
 /// `roles` with the antecedent of each "who", "whom" or "whose" read as people where the noun
-/// has a person sense: English refers to people with "who" ("the contacts at the account who
-/// are over 50": contacts are people there). The antecedent is the word before the pronoun, or
+/// has a person sense: English refers to people with "who" ("the contacts at the vendor who
+/// are over 60": contacts are people there). The antecedent is the word before the pronoun, or
 /// before a short prepositional phrase ending at it.
-fn relative_antecedents(screen: &Screen, words: &[&str], mut roles: Vec<Role>) -> Vec<Role> {
+fn relative_antecedents(
+    words: &[&str],
+    nouns: &[Option<Word<'static>>],
+    mut roles: Vec<Role>,
+) -> Vec<Role> {
     for pronoun in 1..words.len() {
         if !matches!(words[pronoun], "who" | "whom" | "whose") {
             continue;
@@ -1032,7 +1036,7 @@ fn relative_antecedents(screen: &Screen, words: &[&str], mut roles: Vec<Role>) -
         if roles[at].is_people() {
             continue;
         }
-        if let Some(noun) = screen.knowledge.noun(words[at]).filter(|it| it.may_be_person()) {
+        if let Some(noun) = nouns[at].filter(|it| it.may_be_person()) {
             roles[at] = if noun.may_be_worker() { Role::Worker } else { Role::Person };
         }
     }
@@ -1040,7 +1044,7 @@ fn relative_antecedents(screen: &Screen, words: &[&str], mut roles: Vec<Role>) -
 }
 
 /// The word a relative pronoun at `pronoun` (> 0) refers to: the word before it, or before a
-/// short prepositional phrase ending at it ("the contacts at the account who").
+/// short prepositional phrase ending at it ("the contacts at the vendor who").
 fn antecedent(words: &[&str], pronoun: usize) -> usize {
     let preposition = (pronoun.saturating_sub(4)..pronoun)
         .rev()
@@ -1080,7 +1084,7 @@ impl<'a> Reading<'a> {
                 _ => screen.role_of(lexeme(at), noun_of(at)),
             })
             .collect();
-        let roles = relative_antecedents(screen, words, roles);
+        let roles = relative_antecedents(words, &nouns, roles);
         let role = |at: usize| roles.get(at).copied().unwrap_or(Role::Other);
         // Only a singular person noun modifies ("client files"); a plural before a noun
         // is its subject ("pupils walking to class").
@@ -1106,7 +1110,8 @@ impl<'a> Reading<'a> {
         let mut reading = Reading {
             screen,
             words,
-            about_people: people.contains(&true),
+            // Both set once the factors are known, below.
+            about_people: false,
             about_ranked: false,
             about_things: roles.contains(&Role::Thing),
             names_thing: (0..words.len())
@@ -1131,7 +1136,7 @@ impl<'a> Reading<'a> {
     /// Whether the noun at `at` is a factor, not a person: a noun with a sense that is no
     /// person, followed by "of" and an abstract noun
     /// (an act, an attribute, a communication, a possession, a state, a process: WordNet's
-    /// lexicographer files), as in "the biggest driver of complaints"; people are "of" a group,
+    /// lexicographer files), as in "the main driver of cost"; people are "of" a group,
     /// a place or a thing ("drivers of the night shift", "operators of route 42").
     fn factor(&self, at: usize) -> bool {
         // Only a noun with a sense that is no person can be one ("driver", not "user").
@@ -1292,11 +1297,10 @@ impl<'a> Reading<'a> {
         };
         let after = at + len;
         // An owner's category describes the business owned, whoever is said to be it
-        // ("suppliers that are veteran-owned").
+        // ("vendors that are veteran-owned").
         if OWNERSHIP.contains(&category) {
             let owned_by = at >= 2 && words[at - 2] == "owned" && words[at - 1] == "by";
-            let owned =
-                words.iter().skip(after).take(ATTACHED_WITHIN).any(|it| SET_ASIDE.contains(it));
+            let owned = words.iter().skip(after).take(ATTACHED_WITHIN).any(|it| is_set_aside(it));
             if (self.names_thing && owned_by) || owned {
                 return true;
             }
@@ -1317,7 +1321,7 @@ impl<'a> Reading<'a> {
         {
             return true;
         }
-        // A part or a holding, not people: "the minority of late payers", "a minority stake"
+        // A part or a holding, not people: "the minority of renewals", "a minority stake"
         // (WordNet's possession nouns: share, stake, holding).
         if matches!(words[at..after], ["minority" | "majority"]) {
             let possession = |word: &str| {
@@ -1339,7 +1343,7 @@ impl<'a> Reading<'a> {
                 noun.denotes() == Denotes::Thing && !noun.is_medical() && !matches!(top, 7 | 26)
             })
         };
-        // Genetic information is a person's whatever the lemma ("genetic screening").
+        // Genetic information is a person's whatever the lemma names (a genetic test panel).
         let genetic = category == "genetic information";
         if !genetic
             && (words.get(after).is_some_and(|next| lemma(&format!("{phrase} {next}")))
@@ -1368,8 +1372,8 @@ impl<'a> Reading<'a> {
         if let Some(subject) = self.subject_of(at) {
             let may_be_person = self.noun(subject).is_some_and(|noun| noun.may_be_person())
                 || self.may_be_people(subject);
-            // A word the knowledge does not know that may not be people is a thing ("the
-            // SSO got disabled").
+            // A word the knowledge does not know that may not be people is a thing ("the VPN
+            // got disabled").
             let unknown = self.roles[subject] == Role::Other
                 && !self.may_be_people(subject)
                 && self.knowledge().word(words[subject]).is_none();
@@ -1461,7 +1465,7 @@ impl<'a> Reading<'a> {
             let unit = words
                 .get(at + 2)
                 .is_some_and(|next| !is_function_word(next) && self.noun(at + 2).is_some());
-            // Said of a noun with a person sense ("how many of our paras are over 60").
+            // Said of a noun with a person sense ("how many of the welders are over 60").
             let of_person = || {
                 self.subject_of(at).is_some_and(|subject| {
                     self.noun(subject).is_some_and(|noun| noun.may_be_person())
@@ -1525,12 +1529,9 @@ impl<'a> Reading<'a> {
         // Workers as the head of the question's first phrase, a superlative after them.
         let first = (0..words.len()).find(|&at| self.roles[at] != Role::Other);
         // After an opening "which" or "what", the words up to the first function word are
-        // what is asked for ("which custodians close the fewest", not "which guides do agents
-        // use most").
-        // After an opening "which" or "what", the words up to the first function word are
-        // what is asked for ("which custodians close the fewest", not "which guides do agents
-        // use most"); a later "which" opens a question of its own ("who is carrying the team?
-        // which rep drove the most expansion").
+        // what is asked for ("which welders finish the fewest jobs", not "which manuals do
+        // mechanics open most"); a later "which" opens a question of its own ("who is busiest?
+        // which scheduler closed the most tickets").
         let asked_after = |wh: usize| {
             let mut start = wh + 1;
             if words.get(start) == Some(&"of") {
@@ -1587,8 +1588,8 @@ impl<'a> Reading<'a> {
             cue && ranked_head(at + 1)
         });
         let asks_who = words.iter().any(|word| matches!(*word, "who" | "whom" | "which"));
-        // Said of workers, of who, or of any word that may name people at work ("principals
-        // we should put on improvement plans").
+        // Said of workers, of who, of any people, or of any plural that may name people at work
+        // ("which principals should go on a PIP").
         let plural = |at: usize| self.noun(at).is_some_and(|noun| plural_noun(words[at], &noun));
         let decision = (self.about_ranked
             || asks_who
@@ -1806,7 +1807,7 @@ pub fn unapplied_qualifiers(question: &str) -> Vec<String> {
     let text = question.to_lowercase();
     let words = question_words(&text);
     let eight_a = words.windows(2).any(|pair| pair == ["8", "a"]);
-    if eight_a || words.iter().any(|word| SET_ASIDE.contains(word)) {
+    if eight_a || words.iter().any(|word| is_set_aside(word)) {
         vec![
             "the registry has no set-aside or ownership data: the results are not filtered by \
              set-aside or ownership category"
@@ -2233,7 +2234,7 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             // whoever is said to be it.
             "the feed we disabled in June",
             "what minority stake do we hold in the depot venture",
-            "the minority of late payers",
+            "the minority of slow payers",
             "a race against the holiday rush: orders by week",
             "which carriers are minority-owned businesses",
             "the portal whose SSO got disabled",
