@@ -2,8 +2,11 @@
 //!
 //! - `planner plan [--json] [--registry FILE] [--scope bench] "QUESTION"`: the plan only, no
 //!   database (format: spec/cli-contract.md);
-//! - `planner eval [--json] [--registry FILE] [--min-intent-exact X] CORPUS.jsonl`: scores a
-//!   corpus, exits 1 below the threshold, 2 on an error;
+//! - `planner eval [--json] [--registry FILE] [--min-intent-exact X] [--without-examples]
+//!   CORPUS.jsonl`: scores a corpus, exits 1 below the threshold, 2 on an error;
+//! - `planner fit --registry FILE [--holdout-every 3] [--max-examples 5] [--write] [--json]
+//!   CORPUS.jsonl`: proposes examples and keywords that fix the corpus's training part, scores
+//!   its held-out part before and after, and with `--write` adds them to the file;
 //! - `planner ask [--narrator template|model] "QUESTION"`: answers on DATABASE_URL, or on the
 //!   embedded default database (a PostgreSQL cluster kept in the user's data directory, created,
 //!   migrated and loaded with the demo dataset on first use, stopped on exit), printing the
@@ -153,7 +156,32 @@ enum Command {
         /// Fail (exit 1) when intent_set_exact is below this.
         #[arg(long, value_name = "X")]
         min_intent_exact: Option<f64>,
+        /// Read the registry as if its intents had no `examples` (what its other words
+        /// alone plan).
+        #[arg(long)]
+        without_examples: bool,
         /// The corpus.
+        corpus: PathBuf,
+    },
+    /// Propose registry additions (examples, keywords) that fix a labelled corpus's misses,
+    /// scored on a held-out part of it.
+    Fit {
+        /// The registry file to tune.
+        #[arg(long, value_name = "FILE")]
+        registry: PathBuf,
+        /// Hold out one item in this many (by a hash of its id).
+        #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
+        holdout_every: u32,
+        /// The most examples an intent may end up with.
+        #[arg(long, value_name = "N", default_value_t = 5)]
+        max_examples: usize,
+        /// Write the additions into the registry file (its comments and layout kept).
+        #[arg(long)]
+        write: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The labelled corpus (the `planner eval` format).
         corpus: PathBuf,
     },
     /// Answer a question on DATABASE_URL or the embedded default database.
@@ -327,18 +355,26 @@ fn report_error(err: &anyhow::Error) {
     }
 }
 
-/// `planner eval`: exit 0, 1 below `--min-intent-exact`, errors to the caller (exit 2).
+/// `planner eval`: exit 0, 1 below `--min-intent-exact`, errors to the caller (exit 2). The
+/// registry is the file given (or the built-in one), read without its examples when asked.
 async fn eval(
     json: bool,
-    registry: Option<&PathBuf>,
+    (registry, without_examples): (Option<&PathBuf>, bool),
     min_intent_exact: Option<f64>,
     corpus: &std::path::Path,
 ) -> anyhow::Result<ExitCode> {
-    let planner = Planner::new(load_registry(registry)?, None, 1);
-    let text = std::fs::read_to_string(corpus)
-        .with_context(|| format!("cannot read {}", corpus.display()))?;
-    let items =
-        parse_corpus(&text).map_err(|err| anyhow::anyhow!("{}: {err}", corpus.display()))?;
+    let registry = match (registry, without_examples) {
+        (Some(path), true) => {
+            let text = read_registry_text(path)?;
+            let text = planner_registry::edit::without_examples(&text)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            registry_from_file(&text, path).map_err(|err| anyhow::anyhow!("{err}"))?
+        }
+        // The built-in registry has no examples.
+        (path, _) => load_registry(path)?,
+    };
+    let planner = Planner::new(registry, None, 1);
+    let items = read_corpus(corpus)?;
     let report = evaluate(&planner, &items).await;
     if json {
         outln!("{}", serde_json::to_string(&report)?);
@@ -363,9 +399,86 @@ pub(crate) fn load_registry(path: Option<&PathBuf>) -> anyhow::Result<Registry> 
     let Some(path) = path else {
         return planner_registry::reference::registry().map_err(|err| anyhow::anyhow!("{err}"));
     };
+    let text = read_registry_text(path)?;
+    registry_from_file(&text, path).map_err(|err| anyhow::anyhow!("{err}"))
+}
+
+fn read_registry_text(path: &std::path::Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// A labelled corpus (the `planner eval` format), errors naming the file and line.
+fn read_corpus(path: &std::path::Path) -> anyhow::Result<Vec<planner_engine::EvalItem>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    registry_from_file(&text, path).map_err(|err| anyhow::anyhow!("{err}"))
+    parse_corpus(&text).map_err(|err| anyhow::anyhow!("{}: {err}", path.display()))
+}
+
+/// `planner fit`: the search of [`planner_engine::fit`], its report, and with `write` the
+/// registry file replaced by the edited one (written beside it, then renamed over it, so a
+/// failure leaves the file as it was).
+async fn fit(
+    registry: &std::path::Path,
+    options: planner_engine::FitOptions,
+    write: bool,
+    json: bool,
+    corpus: &std::path::Path,
+) -> anyhow::Result<ExitCode> {
+    let text = read_registry_text(registry)?;
+    let items = read_corpus(corpus)?;
+    let load = |text: &str| registry_from_file(text, registry).map_err(|err| err.to_string());
+    let report = planner_engine::fit(&text, load, &items, options)
+        .await
+        .map_err(|err| anyhow::anyhow!("{err}"))?;
+    if json {
+        outln!("{}", serde_json::to_string(&report)?);
+    } else {
+        let part = |name: &str,
+                    before: planner_engine::PartScores,
+                    after: planner_engine::PartScores| {
+            format!(
+                "{name:<9} {:>4} items   passed {:>4} -> {:<4}   route {:.3} -> {:.3}   intent set exact {:.3} -> {:.3}",
+                before.items,
+                before.passed,
+                after.passed,
+                before.route_accuracy,
+                after.route_accuracy,
+                before.intent_set_exact,
+                after.intent_set_exact,
+            )
+        };
+        outln!("{}", part("train", report.train_before, report.train_after));
+        outln!("{}", part("held out", report.held_out_before, report.held_out_after));
+        outln!("additions {}", report.additions.len());
+        for addition in &report.additions {
+            outln!(
+                "  {} {} += {:?}   fixes {}",
+                addition.intent,
+                addition.list,
+                addition.value,
+                addition.fixes.join(", ")
+            );
+        }
+        if !report.unfixed.is_empty() {
+            outln!("no addition fixed: {}", report.unfixed.join(", "));
+        }
+        if !report.not_by_words.is_empty() {
+            outln!("not fixable by adding words: {}", report.not_by_words.join(", "));
+        }
+    }
+    if write && !report.additions.is_empty() {
+        let dir = registry.parent().filter(|dir| !dir.as_os_str().is_empty());
+        let mut file = tempfile::NamedTempFile::new_in(dir.unwrap_or(std::path::Path::new(".")))
+            .context("cannot write beside the registry")?;
+        file.write_all(report.text.as_bytes()).context("cannot write the registry")?;
+        file.persist(registry).with_context(|| format!("cannot replace {}", registry.display()))?;
+        if !json {
+            outln!("wrote {}", registry.display());
+        }
+    } else if !write && !report.additions.is_empty() && !json {
+        outln!("(dry run: --write applies them)");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Loads a registry file's text, reading the files it names (a kind's `csv`) beside it.
@@ -393,8 +506,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Eval { json, registry, min_intent_exact, corpus } => {
-            match eval(json, registry.as_ref(), min_intent_exact, &corpus).await {
+        Command::Eval { json, registry, min_intent_exact, without_examples, corpus } => {
+            let registry = (registry.as_ref(), without_examples);
+            match eval(json, registry, min_intent_exact, &corpus).await {
                 Ok(code) => Ok(code),
                 // An error is not a low score: exit 2, so a CI gate can tell them apart.
                 Err(err) => {
@@ -402,6 +516,14 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     Ok(ExitCode::from(2))
                 }
             }
+        }
+        Command::Fit { registry, holdout_every, max_examples, write, json, corpus } => {
+            let options = planner_engine::FitOptions {
+                holdout_every,
+                max_examples,
+                ..planner_engine::FitOptions::default()
+            };
+            fit(&registry, options, write, json, &corpus).await
         }
         Command::Ask {
             json,

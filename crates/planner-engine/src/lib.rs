@@ -35,6 +35,7 @@ mod engine;
 mod error;
 mod eval;
 mod evidence;
+mod fit;
 mod graph;
 mod planning;
 mod report;
@@ -52,6 +53,7 @@ pub use crate::{
     },
     error::{Error, Result},
     eval::{EvalItem, EvalReport, Expect, Failure, Got, IntentScore, evaluate, parse_corpus},
+    fit::{Addition, FitOptions, FitReport, PartScores, fit, held_out},
     planning::{
         ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route, intent_set,
     },

@@ -14,6 +14,8 @@ pub struct IntentCard {
     pub description: String,
     /// Registry keywords: extra words and phrases users say for this intent.
     pub keywords: Vec<String>,
+    /// Registry examples: questions this intent answers, with the values in them marked.
+    pub examples: Vec<Example>,
     /// The intent's plane (`market`, `graph`, `requirement`, `bench`, `composite`).
     pub plane: String,
     /// Param kinds the intent cannot run without.
@@ -22,6 +24,35 @@ pub struct IntentCard {
     pub optional: Vec<ParamKind>,
     /// Param kinds the intent's output columns provide through dependency edges.
     pub provides: Vec<ParamKind>,
+}
+
+/// A question an intent answers (a registry `examples` entry), with where its param values
+/// are: those words say which value, not which intent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Example {
+    /// The question as written.
+    pub text: String,
+    /// Byte ranges `[start, end)` of the values the extractors read in it, in order.
+    pub values: Vec<(usize, usize)>,
+}
+
+impl Example {
+    /// An example with no values marked.
+    pub fn plain(text: impl Into<String>) -> Example {
+        Example { text: text.into(), values: Vec::new() }
+    }
+
+    /// The text with every value blanked out (same length, so offsets hold).
+    pub fn without_values(&self) -> String {
+        let mut text = self.text.clone().into_bytes();
+        for &(start, end) in &self.values {
+            if let Some(bytes) = text.get_mut(start..end) {
+                bytes.fill(b' ');
+            }
+        }
+        // Values end and start on character boundaries, so only whole characters were blanked.
+        String::from_utf8(text).unwrap_or_default()
+    }
 }
 
 /// The closed set of intents a proposer chooses from, in registry order.
@@ -172,6 +203,12 @@ impl Catalog {
     /// The catalog of a loaded registry, in registry order. A composite intent's plane is
     /// `composite`; what an intent provides comes from its output columns' `provides`.
     pub fn from_registry(registry: &planner_registry::Registry) -> Catalog {
+        // The extractors run only over a registry's examples, built only when it has some.
+        let extractor = registry
+            .intents()
+            .iter()
+            .any(|intent| !intent.examples.is_empty())
+            .then(|| planner_extract::Extractor::new(registry));
         let cards = registry
             .intents()
             .iter()
@@ -202,6 +239,21 @@ impl Catalog {
                     name: intent.name.clone(),
                     description: intent.description.clone(),
                     keywords: intent.keywords.clone(),
+                    examples: intent
+                        .examples
+                        .iter()
+                        .map(|text| Example {
+                            text: text.clone(),
+                            values: extractor.as_ref().map_or_else(Vec::new, |extractor| {
+                                extractor
+                                    .extract(text)
+                                    .params
+                                    .iter()
+                                    .map(|mention| (mention.span.start, mention.span.end))
+                                    .collect()
+                            }),
+                        })
+                        .collect(),
                     plane,
                     required,
                     optional,

@@ -1,11 +1,13 @@
 //! The lexical proposer: the offline default. Deterministic, no model, no network.
 //!
-//! An index is built once from each intent's name, description, keywords and plane, all passed
-//! through the same [`Lexicon`] (stemming, stop words, a thesaurus of domain phrasings, of
-//! which a registry hears only the entries whose concepts its own text speaks of). Each term of
-//! an intent gets the weight `idf × field` (name 3, keyword 2, description 1 with BM25 length
-//! normalisation, plane cue 0.6); a name or keyword term that a third of the intents' texts
-//! use is weighed by the idf of how few intents name it or list it, when that is higher.
+//! An index is built once from each intent's name, description, keywords, examples and plane,
+//! all passed through the same [`Lexicon`] (stemming, stop words, a thesaurus of domain
+//! phrasings, of which a registry hears only the entries whose concepts its own text speaks
+//! of). Each term of an intent gets the weight `idf × field` (name 3, keyword 2, example 1.5,
+//! description 1 with BM25 length normalisation, plane cue 0.6); the words of an example's
+//! values are not its terms. A name, keyword or example term that a third of the intents'
+//! texts use is weighed by the idf of how few intents name it, list it or ask with it, when
+//! that is higher.
 //!
 //! A question is answered by greedy cover: repeatedly take the intent that explains the most
 //! not-yet-explained question weight, scaled by a param factor, until nothing explains enough.
@@ -76,6 +78,7 @@ const MAX_PICKS: usize = 6;
 const NAME_WEIGHT: f32 = 3.0;
 const KEYWORD_WEIGHT: f32 = 2.0;
 const DESCRIPTION_WEIGHT: f32 = 1.0;
+const EXAMPLE_WEIGHT: f32 = 1.5;
 const PLANE_WEIGHT: f32 = 0.6;
 /// BM25 length normalisation of descriptions.
 const LENGTH_B: f32 = 0.75;
@@ -248,7 +251,17 @@ enum Field {
     Name,
     Keyword,
     Description,
+    /// A registry example, its values blanked out.
+    Example,
     Plane,
+}
+
+impl Field {
+    /// Whether a term from this field names the intent: its name, its keywords and the words
+    /// its users ask it with (examples). Such a term decides a pick when few intents have it.
+    fn is_strong(self) -> bool {
+        matches!(self, Field::Name | Field::Keyword | Field::Example)
+    }
 }
 
 /// One ask of a question: the terms between connectives and punctuation.
@@ -307,6 +320,7 @@ impl LexicalProposer {
                 [card.name.as_str(), card.description.as_str()]
                     .into_iter()
                     .chain(card.keywords.iter().map(String::as_str))
+                    .chain(card.examples.iter().map(|example| example.text.as_str()))
                     .chain(plane_cues(&card.plane))
             }),
             catalog.cards().iter().flat_map(|card| {
@@ -333,6 +347,9 @@ impl LexicalProposer {
                 add(keyword, Field::Keyword, &mut entries);
             }
             description_lengths.push(add(&card.description, Field::Description, &mut entries));
+            for example in &card.examples {
+                add(&example.without_values(), Field::Example, &mut entries);
+            }
             for cue in plane_cues(&card.plane) {
                 add(cue, Field::Plane, &mut entries);
             }
@@ -365,7 +382,7 @@ impl LexicalProposer {
             }
             let strong: BTreeSet<usize> = entries
                 .iter()
-                .filter(|(_, field)| matches!(field, Field::Name | Field::Keyword))
+                .filter(|(_, field)| field.is_strong())
                 .map(|(term, _)| terms[term])
                 .collect();
             for column in strong {
@@ -427,12 +444,13 @@ impl LexicalProposer {
                         Field::Name => NAME_WEIGHT,
                         Field::Keyword => KEYWORD_WEIGHT,
                         Field::Description => DESCRIPTION_WEIGHT / norm,
+                        Field::Example => EXAMPLE_WEIGHT,
                         Field::Plane => PLANE_WEIGHT,
                     };
                     // A name or keyword term that many descriptions also use is weighed by how
                     // few intents name it or list it: "revenue" in a third of the descriptions
                     // still says which intent a question wants when only two list it.
-                    let strong_field = matches!(field, Field::Name | Field::Keyword);
+                    let strong_field = field.is_strong();
                     let boosted = if strong_field
                         && COMMON_SHARE * document_frequency[column] as f32 >= count
                     {

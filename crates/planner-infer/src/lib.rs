@@ -28,7 +28,7 @@ mod openai;
 mod proposer;
 
 pub use crate::{
-    catalog::{Catalog, IntentCard},
+    catalog::{Catalog, Example, IntentCard},
     dash::find_dashes,
     error::{Error, Result},
     evidence::{Bound, Cell, DroppedIntent, Evidence, EvidenceTable, Window},

@@ -68,6 +68,8 @@ pub(crate) struct RawIntent {
     pub(crate) description: Spanned<String>,
     #[serde(default)]
     pub(crate) keywords: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub(crate) examples: Vec<Spanned<String>>,
     pub(crate) plane: Option<Spanned<String>>,
     pub(crate) scope: Option<Spanned<String>>,
     #[serde(default)]

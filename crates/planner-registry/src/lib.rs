@@ -153,6 +153,7 @@
 //! | `name` | string, required | unique lower `snake_case` name, `[a-z][a-z0-9_]*`, at most 64 bytes |
 //! | `description` | string, required | one sentence for people and proposers |
 //! | `keywords` | array of strings, default empty | words that point at this intent |
+//! | `examples` | array of strings, default empty | questions this intent answers, as its users ask them (each non-empty, at most 500 bytes, no repeats): the offline proposer learns the domain's own phrasings from them, and `planner fit` proposes them from a labelled corpus. The values an example gives ("in 2024", a code) are read as values, not as words of the intent |
 //! | `plane` | string, required | one of `[planes]` |
 //! | `scope` | string, optional | a scope the intent needs beyond its plane's (one of `registry.scopes`) |
 //! | `params` | array of tables, default empty | the params, in placeholder order: entry *n* binds `$n` |
@@ -190,12 +191,13 @@
 //! only when none of them is suppressed (else it is withheld), and those columns are not shown.
 //! Answers whose params nest then differ only by sums of shown cells, never by a small count.
 //!
-//! A composite intent is a fixed sub-plan. It has `name`, `description`, `keywords`, optional
-//! `params` (the params a caller must supply, for routing and clarification; each must be a param
-//! of some member), `members` (names of intents declared anywhere in the file, at least two, no
-//! repeats) and `edges` (`{ from = "<member>", column = "<column of from>", to = "<member>",
-//! param = "<param of to>" }`, where the column provides that param). A composite has no `plane`,
-//! `scope`, `sql`, `columns` or `suppression`. Members may be composites; cycles are errors.
+//! A composite intent is a fixed sub-plan. It has `name`, `description`, `keywords`,
+//! `examples`, optional `params` (the params a caller must supply, for routing and
+//! clarification; each must be a param of some member), `members` (names of intents declared
+//! anywhere in the file, at least two, no repeats) and `edges` (`{ from = "<member>", column =
+//! "<column of from>", to = "<member>", param = "<param of to>" }`, where the column provides
+//! that param). A composite has no `plane`, `scope`, `sql`, `columns` or `suppression`. Members
+//! may be composites; cycles are errors.
 //!
 //! ## The SQL guard and the placeholder rule
 //!
@@ -407,6 +409,7 @@
 //! ]
 //! ```
 
+pub mod edit;
 mod error;
 mod file;
 mod guard;

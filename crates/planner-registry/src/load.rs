@@ -23,6 +23,9 @@ const MAX_INTENTS: usize = 100_000;
 const MAX_NODE_CAP: i64 = 64;
 /// The longest name of an intent, param, plane, scope or column.
 const MAX_NAME_LEN: usize = 64;
+/// The longest example question (the longest question a server accepts is longer, but an
+/// example is one ask as users type it).
+const MAX_EXAMPLE_BYTES: usize = 500;
 
 impl Registry {
     /// Parses and validates a registry file. `origin` names the file in problems (a path or
@@ -642,6 +645,26 @@ impl Ctx<'_> {
                 keywords.push(keyword.get_ref().clone());
             }
         }
+        let mut examples: Vec<String> = Vec::new();
+        for example in &raw.examples {
+            let text = example.get_ref().trim();
+            if text.is_empty() {
+                report.at(&example.span(), format!("intent `{name}` has an empty example"));
+            } else if text.len() > MAX_EXAMPLE_BYTES {
+                report.at(
+                    &example.span(),
+                    format!(
+                        "an example of intent `{name}` is {} bytes long; an example is one \
+                         question, at most {MAX_EXAMPLE_BYTES} bytes",
+                        text.len()
+                    ),
+                );
+            } else if examples.iter().any(|seen| seen == text) {
+                report.at(&example.span(), format!("intent `{name}` repeats the example {text:?}"));
+            } else {
+                examples.push(text.to_owned());
+            }
+        }
         let params = self.intent_params(name, raw, report);
         let body = if raw.members.is_some() {
             IntentBody::Composite(self.composite(name, raw, spanned, report))
@@ -653,6 +676,7 @@ impl Ctx<'_> {
             name: name.clone(),
             description: raw.description.get_ref().clone(),
             keywords,
+            examples,
             params,
             body,
         }

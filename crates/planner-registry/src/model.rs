@@ -247,6 +247,9 @@ pub struct Intent {
     pub description: String,
     /// Words that point at this intent.
     pub keywords: Vec<String>,
+    /// Questions this intent answers, as its users ask them: what the proposer learns the
+    /// domain's phrasings from (its values are read as values, not as words of the intent).
+    pub examples: Vec<String>,
     /// The params, in placeholder order (entry `n - 1` binds `$n`).
     pub params: Vec<IntentParam>,
     /// What the intent is: a guarded query or a fixed sub-plan.

@@ -394,3 +394,37 @@ columns = [{{ name = "name", type = "text" }}, {{ name = "late", type = "int" }}
             .replace("workforce = true, ", ""),
     );
 }
+
+#[test]
+fn examples_load_in_order_and_bad_ones_are_located() {
+    let intent = |examples: &str| {
+        format!(
+            r#"{HEADER}
+[[intent]]
+name = "vendor_profile"
+description = "One vendor."
+examples = {examples}
+plane = "market"
+params = [{{ name = "uei" }}]
+sql = "SELECT v.name FROM market.vendor v WHERE v.uei = $1::text"
+columns = [{{ name = "name", type = "text" }}]
+"#
+        )
+    };
+    let registry = load(&intent(r#"["Who is UEI ABCDEFGHJKL1?", " tell me about that vendor "]"#));
+    assert_eq!(
+        registry.intents()[0].examples,
+        ["Who is UEI ABCDEFGHJKL1?", "tell me about that vendor"],
+    );
+    let long = "x".repeat(501);
+    assert_eq!(
+        problems(&intent(&format!(r#"["", "who?", "who?", "{long}"]"#))),
+        [
+            "broken.toml:20:13: intent `vendor_profile` has an empty example",
+            "broken.toml:20:25: intent `vendor_profile` repeats the example \"who?\"",
+            "broken.toml:20:33: an example of intent `vendor_profile` is 501 bytes long; an \
+             example is one question, at most 500 bytes",
+        ]
+        .join("\n")
+    );
+}

@@ -8,6 +8,7 @@ mod courier;
 mod domain;
 mod embedded;
 mod faults;
+mod fit;
 mod harness;
 mod metrics;
 mod model;

@@ -14,6 +14,9 @@ pub(crate) const MAX_NAMES: usize = 6;
 /// The largest reply content parsed, in bytes; anything larger is unusable.
 const MAX_CONTENT_BYTES: usize = 4096;
 
+/// The most of an intent's registry examples shown to the model.
+const MAX_PROMPT_EXAMPLES: usize = 3;
+
 /// Proposes intent names by asking a model, K samples concurrently.
 #[derive(Debug)]
 pub struct ModelProposer {
@@ -52,6 +55,10 @@ impl ModelProposer {
                 card.description.trim(),
                 if needs.is_empty() { "nothing".to_owned() } else { needs.join(", ") }
             );
+            // The registry's examples, as its users ask: a few, so the prompt stays short.
+            for example in card.examples.iter().take(MAX_PROMPT_EXAMPLES) {
+                let _ = writeln!(catalog_text, "  e.g. {:?}", example.text);
+            }
         }
         let system_prompt = "You choose tools for a question. Pick every tool the question needs, \
             at most 6, only from the list. Pick none when no tool fits. Answer with JSON only: \

@@ -18,6 +18,7 @@ fn catalog() -> Catalog {
         name: name.to_owned(),
         description: format!("The {name} intent."),
         keywords: Vec::new(),
+        examples: Vec::new(),
         plane: "market".to_owned(),
         required,
         optional: Vec::new(),
