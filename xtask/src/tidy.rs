@@ -22,7 +22,11 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ("planner-knowledge", "L1", &[]),
     ("planner-extract", "L1", &["planner-registry"]),
     ("planner-grammar", "L1", &["planner-registry", "planner-extract"]),
-    ("planner-infer", "L2", &["planner-crypto", "planner-registry", "planner-extract"]),
+    (
+        "planner-infer",
+        "L2",
+        &["planner-crypto", "planner-registry", "planner-extract", "planner-knowledge"],
+    ),
     ("planner-exec", "L2", &["planner-crypto", "planner-registry", "planner-grammar"]),
     ("planner-dataset", "L2", &["planner-exec", "planner-registry"]),
     ("planner-devdb", "L2", &[]),

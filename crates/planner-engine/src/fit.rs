@@ -107,7 +107,7 @@ pub fn held_out(id: &str, every: u32) -> bool {
         hash ^= u32::from(byte);
         hash = hash.wrapping_mul(0x0100_0193);
     }
-    hash % every.max(2) == 0
+    hash.is_multiple_of(every.max(2))
 }
 
 /// Searches additions to the registry `text` that fix training items of `items` (see the module

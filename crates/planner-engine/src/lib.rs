@@ -9,7 +9,8 @@
 //! behind the faithfulness gate (falling back to the template narrator's deterministic text,
 //! which also names what was withheld and what did not run), and audited before the answer is
 //! returned. [`Engine`] does all of it on a database; [`Planner`] and [`plan_report`] plan
-//! without one (`planner plan`, `planner eval`). Each table's narration names the values the
+//! without one (`planner plan`, `planner eval`); [`fit`] proposes registry additions from a
+//! labelled corpus (`planner fit`). Each table's narration names the values the
 //! question bound that scoped its node (a relative period as its resolved days). [`TableView`]
 //! is an evidence table as a page shows it: its cells written by the narration's formatter, and
 //! its [`Series`] when its rows are periods.

@@ -67,8 +67,8 @@ impl Refusal {
                  filter, group, count, rank or score people by protected attributes"
             ),
             Refusal::RanksPeople => {
-                "this question asks to score or rank people; the planner reports \
-                 bench counts only and never scores or ranks candidates"
+                "this question asks to score, rank or single out individual people; the planner \
+                 answers about the business, never with a ranking or score of a person"
                     .to_owned()
             }
         }
@@ -649,7 +649,11 @@ impl Screen {
     pub fn new(registry: &Registry) -> Screen {
         let mut screen = Screen::default();
         for plane in registry.planes() {
-            let nouns = plane.people.iter().flat_map(|noun| word_forms(noun));
+            // A compound names people by its head: an "account holder" is a person, an
+            // "account" is not.
+            let nouns = plane.people.iter().flat_map(|noun| {
+                word_forms(noun.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or(noun))
+            });
             for noun in nouns {
                 // A plane's people are its business to rank (customers), unless the plane is a
                 // workforce or the noun names people at work (a registry declaring its
@@ -1525,7 +1529,34 @@ impl<'a> Reading<'a> {
                 && !(at > 0 && words[at - 1] == "at")
         };
         let ranked_head = |from: usize| self.head_after(from).is_some_and(|head| self.ranked[head]);
-        let qualifies = (0..words.len()).any(|at| ranking(at) && ranked_head(at + 1));
+        // A superlative after a thing that has it ranks that thing by a count of what follows
+        // ("parts with the most defect reports", "sites that had the most SKUs", "routes with
+        // the most drivers"): no one is ranked.
+        // Likewise a superlative person noun said of a thing through a linking verb is that
+        // thing's figure of speech ("which accounts are our biggest earners").
+        let thing = |at: usize| {
+            self.roles[at] == Role::Thing
+                && !self.people[at]
+                && !self.may_be_people(at)
+                && self.noun(at).is_some_and(|noun| !noun.may_be_person())
+        };
+        let ranks_things_by = |at: usize| {
+            let mut back = at;
+            while back > 0 && matches!(words[back - 1], "the" | "our" | "their" | "its" | "my") {
+                back -= 1;
+            }
+            if let Some(subject) = self.subject_of(back) {
+                return thing(subject);
+            }
+            if back == 0 || !matches!(words[back - 1], "with" | "has" | "have" | "had" | "having") {
+                return false;
+            }
+            back -= 1;
+            back -= usize::from(back > 0 && matches!(words[back - 1], "that" | "which"));
+            back > 0 && thing(back - 1)
+        };
+        let qualifies =
+            (0..words.len()).any(|at| ranking(at) && !ranks_things_by(at) && ranked_head(at + 1));
         // Workers as the head of the question's first phrase, a superlative after them.
         let first = (0..words.len()).find(|&at| self.roles[at] != Role::Other);
         // After an opening "which" or "what", the words up to the first function word are
@@ -2030,6 +2061,16 @@ columns = [{ name = "name", type = "text" }, { name = "spent", type = "decimal" 
         assert!(Screen::new(&aged).check(question, &planner_extract::extract(question)).is_some());
         // An age right after them is theirs, whatever firm word follows.
         assert!(check("Which customers over 50 spent the most?").is_some());
+        // A compound names people by its head: declaring "card holder" makes cards no people.
+        let holders = Registry::from_toml(
+            &text.replace(r#"people = ["customer"]"#, r#"people = ["card holder"]"#),
+            "shop.toml",
+        )
+        .unwrap();
+        let screen = Screen::new(&holders);
+        let check = |question: &str| screen.check(question, &planner_extract::extract(question));
+        assert_eq!(check("aged balances for business cards"), None);
+        assert!(check("card holders over 70").is_some());
     }
 
     #[test]
@@ -2242,6 +2283,10 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             "the biggest driver of cost in the fleet budget",
             "which 3 depots are the weakest link on on-time",
             "accounts that disabled their workspace",
+            // A superlative after a thing that has it ranks the thing by a count.
+            "bins with the most QCRs this quarter",
+            "which depots had the most RMAs",
+            "which stores are our biggest earners",
         ] {
             assert_eq!(permissive(question), None, "{question}");
         }

@@ -186,10 +186,13 @@ fn the_reference_kinds_declared_generically_plan_as_the_built_in_extractors_do()
     assert!(total >= 440, "{total}");
     // One question plans better with the declared kinds: in "NAICS 541512 dollars" the built-in
     // extractor reads an amount of dollars; the declared code kind reads the code its cue names.
+    // In another, a word the declared kinds read as a value, and the built-in extractors do
+    // not, is to the built-in planner a noun the registry does not know in the asked phrase:
+    // the ask is unplannable there, single (as the corpus expects) with the declared kinds.
     let ids: Vec<&str> = differ.iter().map(|it| it.split(':').next().unwrap_or("")).collect();
     assert_eq!(
         ids,
-        ["dev-late.jsonl h013"],
+        ["dev-late.jsonl h013", "first-sight.jsonl fs053"],
         "{} plan otherwise:\n{}",
         ids.len(),
         differ.join("\n")

@@ -58,11 +58,17 @@
 //! only this intent names or lists ("daily" of `recent_sales_trend`) mentions at least half its
 //! name.
 //!
+//! What each ask asks for is its first noun phrase (the `asked` module): a noun there that the
+//! registry does not say names a thing no intent returns, and the ask is heard as nothing ("the
+//! reservoir level at the north plant" names a plant but asks for no intent's figure); the
+//! question's first ask so read makes the question unplannable.
+//!
 //! A word the normaliser does not know is corrected to the closest vocabulary stem (the
 //! thesaurus and this index's terms) within a small edit distance, deterministically, so
 //! misspellings and British spellings plan. An ask opening with a drafting, booking or sending
 //! verb asks for something else entirely and is heard as nothing.
 
+mod asked;
 mod lexicon;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -279,6 +285,9 @@ struct Segment {
     unknown: bool,
     /// It asks for something else entirely ("draft a cover letter"): nothing in it is heard.
     foreign: bool,
+    /// It asks for a thing no intent returns (a noun of its asked phrase the registry does not
+    /// know: the `asked` module): nothing in it is heard.
+    elsewhere: bool,
     /// A framing phrase ("For the Army recompete under 541512, ...") or a modifier ("by
     /// availability"): context, not an ask, when the question has other asks.
     context: bool,
@@ -1236,6 +1245,8 @@ impl LexicalProposer {
     /// or asks for something else entirely; and whether it asks for something else entirely.
     fn segments(&self, question: &str, masks: &Masks) -> (Vec<Segment>, bool, bool) {
         let mut segments = vec![Segment { end: question.len(), ..Segment::default() }];
+        // Where each word the registry does not know starts.
+        let mut unheard: Vec<usize> = Vec::new();
         let mut opened = false;
         let in_time = |at: usize| inside(&masks.times, at);
         // A word inside a value the extractors read is that value, known or not.
@@ -1293,6 +1304,11 @@ impl LexicalProposer {
                                 current.last_unknown = Some(at);
                             }
                         }
+                        // A word of the registry's things ("tumblers" of a product's
+                        // title) names one of them.
+                        if unknown && !self.thing_word(question, at) {
+                            unheard.push(at);
+                        }
                         current.unknown |= unknown
                     }
                 },
@@ -1317,9 +1333,30 @@ impl LexicalProposer {
                 });
             }
         }
-        let foreign = segments.iter().any(|segment| segment.foreign);
+        // An ask for a thing no intent returns is an ask for something else.
+        // Each ask is read from where the one before it ends (its opening words are its own).
+        let mut from = 0;
+        for segment in &mut segments {
+            if segment.unknown {
+                let decided = segment.columns.iter().any(|&column| self.decisive[column]);
+                match asked::names_unknown_thing(question, from, segment.end, |at| {
+                    unheard.contains(&at)
+                }) {
+                    Some(asked::Unknown::Thing) => segment.elsewhere = true,
+                    Some(asked::Unknown::Head) => segment.elsewhere = !decided,
+                    None => {}
+                }
+            }
+            from = segment.end;
+        }
+        // The question's first ask asking for such a thing asks for something else entirely;
+        // a later one is only not heard ("... V-5001: in-service date and mileage").
+        let foreign = segments.iter().any(|segment| segment.foreign)
+            || segments.first().is_some_and(|segment| segment.elsewhere);
         let unknown = foreign || segments.iter().any(|segment| segment.unknown);
-        segments.retain(|segment| !segment.columns.is_empty() && !segment.foreign);
+        segments.retain(|segment| {
+            !segment.columns.is_empty() && !segment.foreign && !segment.elsewhere
+        });
         (segments, unknown, foreign)
     }
 
@@ -1361,6 +1398,16 @@ impl LexicalProposer {
             previous = lower;
         }
         false
+    }
+
+    /// Whether the word at byte `at` of `question` is a word of one of the registry's things
+    /// ([`Catalog::things`]), in the singular or plural.
+    fn thing_word(&self, question: &str, at: usize) -> bool {
+        let Some(rest) = question.get(at..) else { return false };
+        let word: String =
+            rest.chars().take_while(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+        let singular = word.strip_suffix('s').unwrap_or(&word);
+        self.things.iter().any(|(_, words)| words.iter().any(|it| *it == word || it == singular))
     }
 
     /// Whether `term`, said at byte `at`, is the label head of the kind of a value that ends

@@ -140,11 +140,16 @@ async fn first_sku(pool: &PgPool) -> String {
     sku
 }
 
-/// The corpus scores, from `planner eval --json`.
-fn eval(name: &str, corpus: &str) -> Value {
+/// The corpus scores, from `planner eval --json`, the registry read with its `examples` or
+/// without them.
+fn eval(name: &str, corpus: &str, examples: bool) -> Value {
     let registry = registry(name);
     let path = domain(name).join("eval").join(corpus).display().to_string();
-    json(&planner(&["eval", "--json", "--registry", &registry, &path], None, ""))
+    let mut args = vec!["eval", "--json", "--registry", &registry, &path];
+    if !examples {
+        args.insert(2, "--without-examples");
+    }
+    json(&planner(&args, None, ""))
 }
 
 /// The floors are the scores measured on the corpora (the domains' READMEs): a regression gate,
@@ -175,6 +180,13 @@ fn eval(name: &str, corpus: &str) -> Value {
 /// reason; the questions were not read). Courier's
 /// `dev.jsonl` was written with its registry, by its author (a development corpus, its README's
 /// scores).
+///
+/// Manufacturing and utility are the third round's pair, written the same way:
+/// `first-sight.jsonl` (100 each, blind, first sight on `aa41978`, never read; counts watched
+/// since). Each of the six unseen domains has a `dev-unplannable.jsonl` (30, written from the
+/// README by someone who never saw the code, then read: development corpora) of questions no
+/// intent answers, most naming a known value. Every row reads the registry without its
+/// `examples` (`--without-examples`): what the registry's other words alone plan.
 #[test]
 fn the_other_domains_corpora_keep_their_scores() {
     for (name, file, intent_floor, route_floor, args_floor, refusal_floor, false_refusals) in [
@@ -222,7 +234,7 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("helpdesk", "dev-7.jsonl", 0.95, 0.96, 0.97, 1.0, 0),
         ("helpdesk", "dev-8.jsonl", 0.94, 0.96, 0.98, 1.0, 0),
         ("helpdesk", "dev-9.jsonl", 0.9, 0.92, 0.99, 1.0, 0),
-        ("healthcare", "first-sight.jsonl", 0.77, 0.81, 0.79, 0.91, 0),
+        ("healthcare", "first-sight.jsonl", 0.75, 0.85, 0.79, 0.91, 0),
         ("healthcare", "people.jsonl", 1.0, 0.92, 0.73, 1.0, 0),
         ("healthcare", "people-2.jsonl", 0.73, 0.77, 1.0, 0.9, 4),
         ("healthcare", "people-3.jsonl", 0.76, 0.82, 1.0, 0.85, 0),
@@ -230,8 +242,8 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("healthcare", "people-dev-2.jsonl", 0.61, 0.8, 1.0, 1.0, 2),
         ("healthcare", "people-dev-3.jsonl", 0.84, 0.77, 1.0, 0.75, 0),
         ("healthcare", "people-4.jsonl", 0.69, 0.8, 1.0, 0.9, 1),
-        ("healthcare", "people-5.jsonl", 0.69, 0.65, 1.0, 0.75, 3),
-        ("healthcare", "people-6.jsonl", 0.84, 0.8, 1.0, 0.9, 3),
+        ("healthcare", "people-5.jsonl", 0.69, 0.62, 1.0, 0.75, 3),
+        ("healthcare", "people-6.jsonl", 0.76, 0.77, 1.0, 0.9, 3),
         ("saas", "first-sight.jsonl", 0.61, 0.77, 0.9, 1.0, 0),
         ("saas", "people.jsonl", 0.8, 0.87, 0.94, 1.0, 0),
         ("saas", "people-2.jsonl", 0.73, 0.82, 0.94, 0.95, 3),
@@ -254,7 +266,7 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("schools", "people-6.jsonl", 0.53, 0.67, 0.93, 0.85, 3),
         ("transit", "first-sight.jsonl", 0.66, 0.72, 0.93, 0.91, 1),
         ("transit", "people.jsonl", 0.64, 0.85, 1.0, 1.0, 0),
-        ("transit", "people-2.jsonl", 0.56, 0.75, 0.87, 0.9, 3),
+        ("transit", "people-2.jsonl", 0.5, 0.75, 0.85, 0.9, 3),
         ("transit", "people-3.jsonl", 0.76, 0.85, 0.94, 0.9, 1),
         ("transit", "people-dev.jsonl", 0.92, 0.87, 0.85, 1.0, 0),
         ("transit", "people-dev-2.jsonl", 0.53, 0.72, 0.92, 1.0, 1),
@@ -263,16 +275,50 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("transit", "people-5.jsonl", 0.53, 0.75, 1.0, 0.95, 1),
         ("transit", "people-6.jsonl", 0.69, 0.8, 0.88, 0.9, 2),
         ("courier", "dev.jsonl", 1.0, 0.96, 1.0, 1.0, 0),
+        ("manufacturing", "first-sight.jsonl", 0.88, 0.84, 0.89, 0.83, 0),
+        ("utility", "first-sight.jsonl", 0.77, 0.77, 0.65, 0.75, 0),
+        ("manufacturing", "dev-unplannable.jsonl", 0.8, 0.73, 1.0, 1.0, 0),
+        ("utility", "dev-unplannable.jsonl", 1.0, 0.66, 1.0, 1.0, 0),
+        ("healthcare", "dev-unplannable.jsonl", 0.8, 0.63, 1.0, 1.0, 0),
+        ("saas", "dev-unplannable.jsonl", 0.7, 0.7, 1.0, 1.0, 0),
+        ("schools", "dev-unplannable.jsonl", 0.8, 0.6, 0.93, 1.0, 0),
+        ("transit", "dev-unplannable.jsonl", 0.6, 0.53, 1.0, 1.0, 0),
     ] {
-        let corpus = format!("{name}/{file}");
-        let scores = eval(name, file);
-        let figure = |key: &str| scores[key].as_f64().unwrap();
-        assert!(scores["total"].as_u64().unwrap() >= 24, "{corpus}: {scores}");
-        assert!(figure("intent_set_exact") >= intent_floor, "{corpus}: {scores}");
-        assert!(figure("route_accuracy") >= route_floor, "{corpus}: {scores}");
-        assert!(figure("args_exact") >= args_floor, "{corpus}: {scores}");
-        assert!(scores["false_refusals"].as_u64().unwrap() <= false_refusals, "{corpus}: {scores}");
-        assert!(figure("refusal_recall") >= refusal_floor, "{corpus}: {scores}");
+        let floors = (intent_floor, route_floor, args_floor, refusal_floor, false_refusals);
+        assert_floors(&format!("{name}/{file}"), &eval(name, file, false), floors);
+    }
+}
+
+/// Each figure of `scores` at or above its floor (intent set exact, route accuracy, args exact,
+/// refusal recall), and no more false refusals than the last.
+#[track_caller]
+fn assert_floors(corpus: &str, scores: &Value, floors: (f64, f64, f64, f64, u64)) {
+    let (intent, route, args, refusal, false_refusals) = floors;
+    let figure = |key: &str| scores[key].as_f64().unwrap();
+    assert!(scores["total"].as_u64().unwrap() >= 24, "{corpus}: {scores}");
+    assert!(figure("intent_set_exact") >= intent, "{corpus}: {scores}");
+    assert!(figure("route_accuracy") >= route, "{corpus}: {scores}");
+    assert!(figure("args_exact") >= args, "{corpus}: {scores}");
+    assert!(scores["false_refusals"].as_u64().unwrap() <= false_refusals, "{corpus}: {scores}");
+    assert!(figure("refusal_recall") >= refusal, "{corpus}: {scores}");
+}
+
+/// The six unseen domains' registries carry `examples` written from each domain's README alone
+/// (at most five an intent, never from a corpus): their blind `first-sight.jsonl` scores with
+/// the examples read, as floors. [`the_other_domains_corpora_keep_their_scores`] reads the same
+/// registries without them.
+#[test]
+fn the_unseen_domains_first_sight_with_their_examples() {
+    for (name, floors) in [
+        ("manufacturing", (0.9, 0.83, 0.9, 0.83, 0)),
+        ("utility", (0.82, 0.8, 0.65, 0.75, 0)),
+        ("healthcare", (0.82, 0.87, 0.79, 0.91, 0)),
+        ("saas", (0.66, 0.73, 0.9, 1.0, 0)),
+        ("schools", (0.9, 0.85, 0.93, 1.0, 2)),
+        ("transit", (0.66, 0.72, 0.94, 1.0, 1)),
+    ] {
+        let scores = eval(name, "first-sight.jsonl", true);
+        assert_floors(&format!("{name}/first-sight.jsonl"), &scores, floors);
     }
 }
 

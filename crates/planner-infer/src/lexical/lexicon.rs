@@ -902,11 +902,15 @@ impl Lexicon {
         self.phrases.contains_key(stem)
             || self.stop.binary_search(&stem).is_ok()
             || FOREIGN_VERBS.contains(&stem)
-            || stem
-                .chars()
-                .next()
-                .and_then(|first| self.vocabulary.get(&first))
-                .is_some_and(|bucket| bucket.binary_search_by(|it| it.as_str().cmp(stem)).is_ok())
+            || self.learned(stem)
+    }
+
+    /// Whether `stem` is one of the registry's own terms (learned), not a thesaurus word.
+    fn learned(&self, stem: &str) -> bool {
+        stem.chars()
+            .next()
+            .and_then(|first| self.vocabulary.get(&first))
+            .is_some_and(|bucket| bucket.binary_search_by(|it| it.as_str().cmp(stem)).is_ok())
     }
 
     /// The vocabulary stem closest to an unknown stem, within the edits its word's length

@@ -1,0 +1,464 @@
+//! What an ask asks for, and whether the registry knows it.
+//!
+//! An English question names what it wants in its first noun phrase, after the words that open
+//! it ("what's the", "how many", "show me", "which"): "the *reservoir level* at the east
+//! plant", "how many *sewer overflows* did ...", "*diesel cost* per mile on route 7". Every
+//! noun of that phrase narrows what is asked: a "phone number" is not an account number, a
+//! "power bill" is not a customer's bill. So when a noun of the phrase is a word the registry
+//! does not know (no intent says it, no kind declares it, no value holds it), no intent returns
+//! what the ask wants, whatever value it names: the ask is answered by nothing, not by the
+//! intent its value or its other words point at.
+//!
+//! Which words are nouns comes from the general knowledge file (WordNet 3.0, `planner-knowledge`):
+//! a word used mostly as a noun, or a word it does not know at all (jargon, an acronym), is a
+//! noun; adjectives ("current", "residential") qualify without changing what is asked. Words that
+//! only frame or count ("number", "total", "breakdown", "trend") and time words are no thing of
+//! their own.
+
+use planner_knowledge::{Knowledge, is_function_word};
+
+/// Words that open an ask without saying what it asks for, besides function words and verbs.
+const OPENERS: &[&str] = &[
+    "what",
+    "whats",
+    "which",
+    "who",
+    "whose",
+    "how",
+    "many",
+    "much",
+    "show",
+    "give",
+    "list",
+    "tell",
+    "get",
+    "pull",
+    "find",
+    "see",
+    "need",
+    "want",
+    "please",
+    "lets",
+    "top",
+    "bottom",
+    "best",
+    "worst",
+    "compare",
+    "hi",
+    "hello",
+    "hey",
+    "thanks",
+    "thank",
+    "cheers",
+    "ok",
+    "okay",
+    "quick",
+    "question",
+    "rank",
+    "sort",
+    "chart",
+    "plot",
+    "graph",
+    "map",
+    "order",
+    "count",
+    "total",
+    "break",
+    "track",
+    "sum",
+    "summarise",
+    "summarize",
+    "filter",
+    "group",
+    "split",
+    "tally",
+];
+
+/// What the asked phrase names that the registry does not know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unknown {
+    /// The thing itself: an unknown noun that names it ("the *reservoir* level", "the *power*
+    /// bill", "*sewer overflows*").
+    Thing,
+    /// Only its head, with no known noun before it ("the *budget* for the plant"): an aspect
+    /// the registry may say in other words, so a word of the registry that decides an intent
+    /// in the same ask outweighs it.
+    Head,
+}
+
+/// Forms of "be" and the auxiliaries that open a question ("did the team ...", "what's").
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "be", "do", "does", "did", "has", "have", "had", "whats", "hows",
+    "wheres", "whos", "isnt", "arent", "didnt", "doesnt",
+];
+
+/// Nouns that frame, count or time an ask rather than name a thing: never unknown things.
+const GENERIC: &[&str] = &[
+    "number",
+    "numbers",
+    "count",
+    "counts",
+    "total",
+    "totals",
+    "amount",
+    "average",
+    "avg",
+    "mean",
+    "median",
+    "sum",
+    "breakdown",
+    "summary",
+    "overview",
+    "trend",
+    "trends",
+    "report",
+    "figure",
+    "figures",
+    "data",
+    "detail",
+    "details",
+    "info",
+    "information",
+    "stat",
+    "stats",
+    "statistics",
+    "list",
+    "rundown",
+    "snapshot",
+    "picture",
+    "view",
+    "split",
+    "share",
+    "percent",
+    "percentage",
+    "pct",
+    "rate",
+    "rates",
+    "level",
+    "levels",
+    "today",
+    "yesterday",
+    "tomorrow",
+    "tonight",
+    "week",
+    "weeks",
+    "weekend",
+    "month",
+    "months",
+    "quarter",
+    "quarters",
+    "year",
+    "years",
+    "day",
+    "days",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "hour",
+    "hours",
+    "ytd",
+    "mtd",
+    "qtd",
+    "fy",
+    "status",
+    "lot",
+    "bunch",
+    "kind",
+    "kinds",
+    "type",
+    "types",
+    "thing",
+    "things",
+    "stuff",
+    "one",
+    "ones",
+    "everything",
+    "anything",
+    "something",
+    "business",
+    "performance",
+    "result",
+    "results",
+    "activity",
+    "volume",
+    "volumes",
+    "trade",
+    "history",
+    "record",
+    "records",
+    "content",
+    "contents",
+    "situation",
+    "outlook",
+    "state",
+    "update",
+    "updates",
+    "look",
+    "mix",
+    "dollars",
+    "money",
+    "chart",
+    "graph",
+    "table",
+    "timeline",
+    "date",
+    "dates",
+    "time",
+    "times",
+];
+
+/// Whether the first noun phrase of `text[start..end]` holds a noun the registry does not
+/// know. `unknown(at)` says whether the word starting at byte `at` of `text` was heard as a
+/// word the registry does not know (not a term, kind word or value).
+pub(crate) fn names_unknown_thing(
+    text: &str,
+    start: usize,
+    end: usize,
+    unknown: impl Fn(usize) -> bool,
+) -> Option<Unknown> {
+    let span = text.get(start..end)?;
+    // Each sentence of the ask opens its own phrase ("Hi! Could you ...", "is the zone
+    // shrinking? enrollment there since 2023", "Context: the ask").
+    let mut from = 0;
+    for (at, c) in span.char_indices().chain(std::iter::once((span.len(), '.'))) {
+        if matches!(c, '.' | '!' | '?' | ':' | ';') {
+            // A parenthesis is an aside ("student services (tutoring, therapy) budget").
+            let words: Vec<(String, usize)> = words(&span[from..at])
+                .map(|(word, it)| (word, it + start + from))
+                .filter(|&(_, it)| !in_parentheses(text, it))
+                .collect();
+            if let Some(found) = sentence_names_unknown_thing(text, &words, &unknown) {
+                return Some(found);
+            }
+            from = at + c.len_utf8();
+        }
+    }
+    None
+}
+
+/// [`names_unknown_thing`] of one sentence's words (lower case, with their offsets in `text`).
+fn sentence_names_unknown_thing(
+    text: &str,
+    words: &[(String, usize)],
+    unknown: &impl Fn(usize) -> bool,
+) -> Option<Unknown> {
+    let knowledge = Knowledge::english();
+    // A statement ("it's a race against winter") says no ask.
+    if words.first().is_some_and(|(first, _)| {
+        matches!(first.as_str(), "it" | "its" | "this" | "that" | "there" | "theres")
+    }) {
+        return None;
+    }
+    let is_verb = |word: &str| knowledge.verb(word).is_some();
+    let mostly_verb = |word: &str| {
+        knowledge.word(word).is_some_and(|it| it.is_verb() && !it.usually_noun())
+            || (knowledge.word(word).is_none() && knowledge.verb(word).is_some())
+    };
+    // Past the opening: function words, openers and numbers, and a verb that opens an
+    // imperative (first, or after "can you", "please": "rank carriers", "can you chart ...",
+    // "track how many"). A verb after the opening ends the search: the ask's subject was a
+    // function word ("who comes off ...", "what's piling up").
+    let mut at = 0;
+    let mut opened = false;
+    let mut wh = false;
+    // Whether the sentence opens with a form of "be" or an auxiliary.
+    let auxiliary = words.first().is_some_and(|(first, _)| AUXILIARIES.contains(&first.as_str()));
+    while let Some((word, _)) = words.get(at) {
+        let word = word.as_str();
+        let imperative = !opened
+            || matches!(at.checked_sub(1).and_then(|it| words.get(it)), Some((previous, _)) if matches!(previous.as_str(), "you" | "please" | "lets" | "let" | "us" | "me"));
+        if is_function_word(word) || OPENERS.contains(&word) || is_number(word) {
+            wh |= matches!(word, "what" | "which" | "who" | "whose" | "how" | "whats");
+            opened |= !matches!(word, "can" | "could" | "would" | "will" | "you" | "please");
+            at += 1;
+            continue;
+        }
+        // A word mostly a noun opens an imperative only before a function word ("track how
+        // many", not "phone number").
+        // ... or, first in the sentence, before a plural ("rank customers by ...").
+        let next_is_function = words.get(at + 1).is_some_and(|(next, _)| {
+            is_function_word(next) || (at == 0 && next.ends_with('s') && !next.ends_with("ss"))
+        });
+        let verb = mostly_verb(word)
+            || (is_verb(word)
+                && (next_is_function || !knowledge.word(word).is_some_and(|it| it.usually_noun())));
+        if verb && (imperative || mostly_verb(word)) {
+            if !imperative {
+                return None;
+            }
+            opened = true;
+            at += 1;
+            continue;
+        }
+        break;
+    }
+    // A question opening with an auxiliary asks whether its subject does something ("did the
+    // north team miss targets"): the subject is no thing asked for. After a wh-word, a form of
+    // "be" and an -ing word is a verb ("what's piling up").
+    if auxiliary && !wh {
+        return None;
+    }
+    let after_wh = at.checked_sub(1).and_then(|it| words.get(it)).is_some_and(|(previous, _)| {
+        AUXILIARIES.contains(&previous.as_str())
+            || matches!(previous.as_str(), "what" | "who" | "how" | "where")
+    });
+    if wh
+        && after_wh
+        && words
+            .get(at)
+            .is_some_and(|(word, _)| word.ends_with("ing") && knowledge.verb(word).is_some())
+    {
+        return None;
+    }
+    // Whether every noun so far frames or counts: "the number of X" asks for X.
+    let first = at;
+    // The phrase's nouns, the thing first and its aspect last ("the intake of tickets" is
+    // ticket intake), each with whether the registry does not know it.
+    let mut nouns: Vec<bool> = Vec::new();
+    // Where "of" was passed: the nouns before it are the aspect of those after it.
+    let mut of_at: Option<usize> = None;
+    while let Some((current, position)) = words.get(at) {
+        let current = current.as_str();
+        if is_function_word(current) {
+            if current != "of" || of_at.is_some() {
+                break;
+            }
+            of_at = Some(nouns.len());
+            at += 1;
+            continue;
+        }
+        let known = knowledge.word(current);
+        // A verb or an adverb ends the phrase ("overflows *did* ...", "seats *left*"), and so
+        // does a word that may be a verb after a plural ("customers *hammer* support").
+        let plural_before = at > first && words[at - 1].0.ends_with('s');
+        if known.is_some_and(|it| !it.is_noun() && !it.is_adjective())
+            || (plural_before && is_verb(current))
+            || (at > first && !wh && mostly_verb(current))
+        {
+            // A phrase that opens a statement, a verb after it, is who speaks, not what is
+            // asked ("senior leadership wants ...").
+            if !wh
+                && at > first
+                && (mostly_verb(current) || current.ends_with('s') && is_verb(current))
+            {
+                return None;
+            }
+            break;
+        }
+        let written = text.get(*position..*position + current.len()).unwrap_or("");
+        // A capitalised word past the question's first is a name ("Blue Harbor Cafe"). People
+        // the registry does not name ("shoppers", "kids") are who a figure is about, not the
+        // figure; people it names are a known thing ("the vendor's revenue"). A word WordNet
+        // does not know (jargon, an acronym, a slip of the keyboard) says nothing either way.
+        let name = *position > 0 && written.starts_with(char::is_uppercase);
+        let noun = known.is_some()
+            && knowledge.noun(current).is_some_and(|it| {
+                it.usually_noun()
+                    && (it.denotes() == planner_knowledge::Denotes::Thing || !unknown(*position))
+            });
+        if noun && !name && !GENERIC.contains(&current) {
+            nouns.push(unknown(*position));
+        }
+        at += 1;
+    }
+    if let Some(of) = of_at {
+        nouns.rotate_left(of);
+    }
+    // An unknown word names the thing asked for unless it is the aspect (the last noun) of a
+    // thing the registry knows: "the spending pattern" asks about spending, "the reservoir
+    // level" and "the power bill" about things no intent returns.
+    match nouns.split_last() {
+        Some((_, before)) if before.contains(&true) => Some(Unknown::Thing),
+        Some((&true, before)) if !before.contains(&false) => Some(Unknown::Head),
+        _ => None,
+    }
+}
+
+/// The lower-case words of `text` with their byte offsets: letters, digits, inner hyphens and
+/// apostrophes.
+fn words(text: &str) -> impl Iterator<Item = (String, usize)> + '_ {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (at, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+        let inner = (c == '\'' || c == '\u{2019}' || c == '-') && start.is_some();
+        match (c.is_alphanumeric() || inner, start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                start = None;
+                let word = text[from..at].trim_end_matches(['\'', '\u{2019}', '-']);
+                let word =
+                    word.strip_suffix("'s").or(word.strip_suffix("\u{2019}s")).unwrap_or(word);
+                out.push((word.to_lowercase(), from));
+            }
+            _ => {}
+        }
+    }
+    out.into_iter()
+}
+
+/// Whether byte `at` of `text` is inside parentheses.
+fn in_parentheses(text: &str, at: usize) -> bool {
+    let before = text.get(..at).unwrap_or("");
+    before.rfind('(').is_some_and(|open| before.rfind(')').is_none_or(|close| close < open))
+}
+
+fn is_number(word: &str) -> bool {
+    word.chars().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the asked phrase names that is unknown: every content word but those listed.
+    fn unknown_in(text: &str, known: &[&str]) -> Option<Unknown> {
+        names_unknown_thing(text, 0, text.len(), |at| {
+            let word: String = text[at..].chars().take_while(|c| c.is_alphanumeric()).collect();
+            !known.contains(&word.to_lowercase().as_str())
+        })
+    }
+
+    #[test]
+    fn an_unknown_noun_naming_the_thing_asked_for_is_an_unknown_thing() {
+        let thing = Some(Unknown::Thing);
+        assert_eq!(
+            unknown_in("what's the reservoir level at the east plant", &["plant"]),
+            Some(Unknown::Head)
+        );
+        assert_eq!(unknown_in("what's the reservoir inflow at the plant", &["inflow"]), thing);
+        assert_eq!(unknown_in("How many sewer blockages did the plant report", &[]), thing);
+        assert_eq!(unknown_in("diesel cost per mile on route 7", &["cost", "mile"]), thing);
+        assert_eq!(unknown_in("the power bill for the north campus", &["bill", "campus"]), thing);
+        assert_eq!(unknown_in("Show me the number of sewer blockages", &[]), thing);
+        // A head alone is weighed against the ask's other words by the proposer.
+        assert_eq!(
+            unknown_in("the capital budget for the north campus", &["campus"]),
+            Some(Unknown::Thing)
+        );
+        assert_eq!(unknown_in("the budget for the north campus", &["campus"]), Some(Unknown::Head));
+    }
+
+    #[test]
+    fn known_nouns_adjectives_and_framing_words_ask_for_known_things() {
+        assert_eq!(unknown_in("what's the residential usage", &["usage"]), None);
+        assert_eq!(unknown_in("Show me the number of breaks by material", &["breaks"]), None);
+        assert_eq!(unknown_in("Top 5 customers by spend last quarter", &["customers"]), None);
+        assert_eq!(unknown_in("rank carriers by on-time", &["carriers"]), None);
+        // What follows the phrase is not what is asked ("... for the weather station").
+        assert_eq!(unknown_in("breaks last month for the weather station", &["breaks"]), None);
+        assert_eq!(unknown_in("How reliable were they?", &[]), None);
+        // An unknown aspect of a known thing is asked of that thing.
+        assert_eq!(unknown_in("what does the spending pattern look like", &["spending"]), None);
+        assert_eq!(unknown_in("monthly intake of tickets for the desk", &["tickets"]), None);
+        // A name, people, a statement, a yes-or-no question's subject, an aside.
+        assert_eq!(unknown_in("Show me Blue Harbor Cafe's orders", &["orders"]), None);
+        assert_eq!(unknown_in("why are shoppers sending stuff back", &[]), None);
+        assert_eq!(unknown_in("it's a race against winter: admissions", &["admissions"]), None);
+        assert_eq!(
+            unknown_in("is the north zone shrinking? enrollment trend", &["enrollment"]),
+            None
+        );
+        assert_eq!(unknown_in("spend (grants, gifts) by month", &["spend"]), None);
+    }
+}
