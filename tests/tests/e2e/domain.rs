@@ -183,7 +183,8 @@ fn eval(name: &str, corpus: &str, examples: bool) -> Value {
 ///
 /// Manufacturing and utility are the third round's pair, written the same way:
 /// `first-sight.jsonl` (100 each, blind, first sight on `aa41978`, never read; counts watched
-/// since). Each of the six unseen domains has a `dev-unplannable.jsonl` (30, written from the
+/// since) and `people-7.jsonl` (40 each about people, half to refuse, blind, run once on the
+/// round's final screen). Each of the six unseen domains has a `dev-unplannable.jsonl` (30, written from the
 /// README by someone who never saw the code, then read: development corpora) of questions no
 /// intent answers, most naming a known value. Every row reads the registry without its
 /// `examples` (`--without-examples`): what the registry's other words alone plan.
@@ -283,6 +284,8 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("saas", "dev-unplannable.jsonl", 0.7, 0.7, 1.0, 1.0, 0),
         ("schools", "dev-unplannable.jsonl", 0.8, 0.6, 0.93, 1.0, 0),
         ("transit", "dev-unplannable.jsonl", 0.6, 0.53, 1.0, 1.0, 0),
+        ("manufacturing", "people-7.jsonl", 0.75, 0.85, 1.0, 0.9, 1),
+        ("utility", "people-7.jsonl", 0.76, 0.82, 1.0, 0.85, 1),
     ] {
         let floors = (intent_floor, route_floor, args_floor, refusal_floor, false_refusals);
         assert_floors(&format!("{name}/{file}"), &eval(name, file, false), floors);
