@@ -516,13 +516,38 @@ impl Planner {
                 })
             })
         };
+        // The value an intent's range clamped the question's to ("top 500" under `max = 50`).
+        let clamped = |kind: ParamKind, asked: &Value| {
+            plan.nodes.iter().flat_map(|node| &node.args).find_map(|arg| match &arg.source {
+                planner_grammar::ArgSource::Available(value)
+                    if arg.kind == kind && value != asked =>
+                {
+                    Some(value.clone())
+                }
+                _ => None,
+            })
+        };
         let mut out: Vec<String> = Vec::new();
         for mention in &planning.params.mentions {
-            if bound(mention.kind) {
-                continue;
-            }
             let words = question.get(mention.span.0..mention.span.1).unwrap_or_default().trim();
             let noun = kind_noun(&self.registry, mention.kind);
+            if bound(mention.kind) {
+                let taken = plan.nodes.iter().flat_map(|node| &node.args).any(|arg| {
+                    arg.kind == mention.kind
+                        && arg.source
+                            == planner_grammar::ArgSource::Available(mention.value.clone())
+                });
+                if let Some(value) = clamped(mention.kind, &mention.value).filter(|_| !taken) {
+                    let line = format!(
+                        "\"{words}\" ({noun}) was applied as {value}: the nearest the planned \
+                         intent takes"
+                    );
+                    if !out.contains(&line) {
+                        out.push(line);
+                    }
+                }
+                continue;
+            }
             let why = if planning.params.ambiguous.contains(&mention.kind) {
                 format!("the question gives more than one {noun}")
             } else {

@@ -94,3 +94,18 @@ fn every_extracted_value_is_bound_or_named_in_every_labelled_corpus() {
         "{corpus_count} corpora, {questions} questions planned to run, {values} values, {named} named as not applied"
     );
 }
+
+/// A value an intent's range clamps ("top 500" where at most 50 are listed) is bound, but not
+/// as asked: the report says what was applied instead.
+#[test]
+fn a_clamped_value_is_named_with_what_was_applied() {
+    let planner = Planner::new(domain_registry(&fixtures().join("domains/retail")), None, 1);
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let question = "Top 500 products by revenue in 2024";
+    let report = runtime.block_on(plan_report(&planner, question, &[])).unwrap();
+    assert!(matches!(report.route, Route::Single | Route::Plan), "{report:?}");
+    let clamped: Vec<&String> =
+        report.unapplied.iter().filter(|line| line.contains("was applied as 50")).collect();
+    assert_eq!(clamped.len(), 1, "{:?}", report.unapplied);
+    assert!(clamped[0].starts_with("\"500\""), "{clamped:?}");
+}

@@ -86,6 +86,13 @@ pub(crate) enum Unknown {
     Head,
 }
 
+/// Prepositions of place and time (not "of": "how many of the ...").
+const PREPOSITIONS: &[&str] = &[
+    "in", "on", "at", "inside", "within", "into", "under", "over", "near", "behind", "across",
+    "through", "from", "with", "about", "around", "between", "among", "during", "since", "before",
+    "after",
+];
+
 /// Forms of "be" and the auxiliaries that open a question ("did the team ...", "what's").
 const AUXILIARIES: &[&str] = &[
     "is", "are", "was", "were", "be", "do", "does", "did", "has", "have", "had", "whats", "hows",
@@ -268,6 +275,11 @@ fn sentence_names_unknown_thing(
         let word = word.as_str();
         let imperative = !opened
             || matches!(at.checked_sub(1).and_then(|it| words.get(it)), Some((previous, _)) if matches!(previous.as_str(), "you" | "please" | "lets" | "let" | "us" | "me"));
+        // An opening through a place ("what's in the box", "who is at the north hub") asks
+        // about what is there, which the wh-word stands for: no phrase names it.
+        if wh && PREPOSITIONS.contains(&word) {
+            return None;
+        }
         if is_function_word(word) || OPENERS.contains(&word) || is_number(word) {
             wh |= matches!(word, "what" | "which" | "who" | "whose" | "how" | "whats");
             opened |= !matches!(word, "can" | "could" | "would" | "will" | "you" | "please");
@@ -460,5 +472,6 @@ mod tests {
             None
         );
         assert_eq!(unknown_in("spend (grants, gifts) by month", &["spend"]), None);
+        assert_eq!(unknown_in("What's in the box for order 7?", &["order"]), None);
     }
 }
