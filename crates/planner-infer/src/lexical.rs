@@ -61,7 +61,8 @@
 //! What each ask asks for is its first noun phrase (the `asked` module): a noun there that the
 //! registry does not say names a thing no intent returns, and the ask is heard as nothing ("the
 //! reservoir level at the north plant" names a plant but asks for no intent's figure); the
-//! question's first ask so read makes the question unplannable.
+//! question's first ask so read makes the question unplannable, and any such ask beside a pick
+//! is reported unanswered.
 //!
 //! A word the normaliser does not know is corrected to the closest vocabulary stem (the
 //! thesaurus and this index's terms) within a small edit distance, deterministically, so
@@ -306,6 +307,12 @@ struct Segment {
     /// before the terms ("average delivery time for online orders", "gross margin by product
     /// category"; not "enough of the oat milk in the warehouses").
     measured: bool,
+}
+
+/// A question's asks: those heard, and where the asks for a thing no intent returns are.
+struct Asks {
+    segments: Vec<Segment>,
+    elsewhere: Vec<Range>,
 }
 
 /// What the lexical proposer makes of a question.
@@ -670,7 +677,8 @@ impl LexicalProposer {
         available: &BTreeSet<ParamKind>,
         spans: &[ParamSpan],
     ) -> LexicalPick {
-        let (mut segments, unknown, foreign) = self.segments(question, &Masks::of(spans));
+        let (Asks { mut segments, elsewhere }, unknown, foreign) =
+            self.segments(question, &Masks::of(spans));
         // Beside other asks, an ask of quantity words around a count ("Largest buyers in the
         // Midwest, top 6") says how many of them, not what.
         if segments.len() > 1 {
@@ -1163,7 +1171,7 @@ impl LexicalProposer {
         }
         chosen.sort_unstable();
         chosen.truncate(MAX_PICKS);
-        let unanswered = self.unanswered_ranges(&segments, &chosen, &best);
+        let unanswered = self.unanswered_ranges(&segments, &elsewhere, &chosen, &best);
         LexicalPick {
             compound: chosen.len() > 1,
             names: chosen.iter().map(|&index| self.intents[index].name.clone()).collect(),
@@ -1188,7 +1196,7 @@ impl LexicalProposer {
             .filter(|(_, intent)| names.contains(&intent.name))
             .map(|(index, _)| index)
             .collect();
-        let (segments, ..) = self.segments(question, &Masks::of(spans));
+        let (Asks { segments, elsewhere }, ..) = self.segments(question, &Masks::of(spans));
         let factors = self.factors(available);
         let best: Vec<(usize, usize)> = segments
             .iter()
@@ -1197,16 +1205,18 @@ impl LexicalProposer {
                 Some((segment.start, index))
             })
             .collect();
-        self.unanswered_ranges(&segments, &chosen, &best)
+        self.unanswered_ranges(&segments, &elsewhere, &chosen, &best)
     }
 
     /// The byte ranges of the asks among `segments` that none of `chosen` answers (framing
-    /// phrases and modifiers count only when nothing else asks); empty when nothing is chosen,
-    /// since the route (clarify or unplannable) says so. `best` holds each segment's best
-    /// intent, by its start.
+    /// phrases and modifiers count only when nothing else asks), and of the asks for a thing no
+    /// intent returns (`elsewhere`), in question order; empty when nothing is chosen, since the
+    /// route (clarify or unplannable) says so. `best` holds each segment's best intent, by its
+    /// start.
     fn unanswered_ranges(
         &self,
         segments: &[Segment],
+        elsewhere: &[Range],
         chosen: &[usize],
         best: &[(usize, usize)],
     ) -> Vec<Range> {
@@ -1214,12 +1224,15 @@ impl LexicalProposer {
             return Vec::new();
         }
         let asks_only = segments.iter().any(|segment| !segment.context);
-        segments
+        let mut ranges: Vec<Range> = segments
             .iter()
             .filter(|segment| !(asks_only && segment.context))
             .filter(|segment| self.unanswered_segment(segment, chosen, best))
             .map(|segment| (segment.start, segment.end))
-            .collect()
+            .chain(elsewhere.iter().copied())
+            .collect();
+        ranges.sort_unstable();
+        ranges
     }
 
     /// Whether `segment` asks for something (it has a decisive term) that none of `chosen`
@@ -1243,7 +1256,7 @@ impl LexicalProposer {
 
     /// The question's segments, as term columns; whether it says a word the registry does not
     /// or asks for something else entirely; and whether it asks for something else entirely.
-    fn segments(&self, question: &str, masks: &Masks) -> (Vec<Segment>, bool, bool) {
+    fn segments(&self, question: &str, masks: &Masks) -> (Asks, bool, bool) {
         let mut segments = vec![Segment { end: question.len(), ..Segment::default() }];
         // Where each word the registry does not know starts.
         let mut unheard: Vec<usize> = Vec::new();
@@ -1350,14 +1363,19 @@ impl LexicalProposer {
             from = segment.end;
         }
         // The question's first ask asking for such a thing asks for something else entirely;
-        // a later one is only not heard ("... V-5001: in-service date and mileage").
+        // a later one is only not heard, and named as unanswered ("... V-5001: in-service date and mileage").
         let foreign = segments.iter().any(|segment| segment.foreign)
             || segments.first().is_some_and(|segment| segment.elsewhere);
         let unknown = foreign || segments.iter().any(|segment| segment.unknown);
+        let elsewhere: Vec<Range> = segments
+            .iter()
+            .filter(|segment| segment.elsewhere)
+            .map(|segment| (segment.start, segment.end))
+            .collect();
         segments.retain(|segment| {
             !segment.columns.is_empty() && !segment.foreign && !segment.elsewhere
         });
-        (segments, unknown, foreign)
+        (Asks { segments, elsewhere }, unknown, foreign)
     }
 
     /// Whether `question` names one thing of `kind`: by one of its nouns in the singular and not
