@@ -1363,7 +1363,8 @@ impl LexicalProposer {
             from = segment.end;
         }
         // The question's first ask asking for such a thing asks for something else entirely;
-        // a later one is only not heard, and named as unanswered ("... V-5001: in-service date and mileage").
+        // a later one is only not heard, and is named as unanswered ("... V-5001: in-service
+        // date and mileage").
         let foreign = segments.iter().any(|segment| segment.foreign)
             || segments.first().is_some_and(|segment| segment.elsewhere);
         let unknown = foreign || segments.iter().any(|segment| segment.unknown);
