@@ -624,4 +624,12 @@ mod tests {
     fn the_allow_list_is_sorted_for_its_binary_search() {
         assert!(ALLOWED_FUNCTIONS.windows(2).all(|pair| pair[0] < pair[1]));
     }
+
+    #[test]
+    fn the_file_formats_docs_list_every_allowed_function() {
+        let docs = include_str!("lib.rs");
+        for name in ALLOWED_FUNCTIONS {
+            assert!(docs.contains(&format!("`{name}`")), "{name} is not in the registry docs");
+        }
+    }
 }

@@ -204,10 +204,20 @@
 //! Each `sql` is parsed with the PostgreSQL dialect and must be exactly one `SELECT` or `WITH`
 //! query: no data-modifying CTE, no `SELECT INTO`, no `FOR UPDATE`/`FOR SHARE`, no DML, DDL,
 //! `COPY`, `SET`, `LOCK`, `CALL` or `DO`. Functions are allowed, not denied: a built-in function
-//! must be on the guard's allow-list (aggregates, window functions and side-effect-free scalar
-//! functions such as `count`, `sum`, `coalesce`, `round`, `to_char`, `date_trunc`,
-//! `make_interval`); any other name is rejected with its location, and a function written
-//! `schema.function` must live in one of the plane's schemas. It may not cast to an
+//! must be on the guard's allow-list of aggregates, window functions and side-effect-free scalar
+//! functions, all of them here (and the expressions `CASE`, `CAST`, `EXTRACT`, `FILTER`,
+//! `WITHIN GROUP`, which are syntax, not functions):
+//! `abs`, `array_agg`, `array_length`, `array_position`, `array_to_string`, `avg`, `bit_and`,
+//! `bit_or`, `bool_and`, `bool_or`, `btrim`, `cardinality`, `ceil`, `ceiling`, `char_length`,
+//! `coalesce`, `concat`, `concat_ws`, `count`, `cume_dist`, `current_date`, `current_timestamp`,
+//! `date_part`, `date_trunc`, `dense_rank`, `every`, `first_value`, `floor`, `generate_series`,
+//! `greatest`, `initcap`, `lag`, `last_value`, `lead`, `least`, `left`, `length`, `lower`, `lpad`,
+//! `ltrim`, `make_date`, `make_interval`, `max`, `min`, `mode`, `nth_value`, `ntile`, `nullif`,
+//! `percent_rank`, `percentile_cont`, `percentile_disc`, `rank`, `replace`, `right`, `round`,
+//! `row_number`, `rpad`, `rtrim`, `sign`, `split_part`, `stddev`, `stddev_pop`, `stddev_samp`,
+//! `string_agg`, `strpos`, `sum`, `to_char`, `trunc`, `unnest`, `upper`, `variance`;
+//! any other name is rejected with its location, and a function written `schema.function` must
+//! live in one of the plane's schemas. It may not cast to an
 //! object-identifier type (`regclass`, `regproc`, `oid`, ...), use a Unicode escape (`U&"..."`,
 //! `U&'...'`, which PostgreSQL decodes and the parser does not) or name the `eeo` schema
 //! anywhere. Every table is schema-qualified with one of the plane's schemas.
