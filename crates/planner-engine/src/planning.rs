@@ -319,10 +319,11 @@ impl Planner {
     /// A planner over `registry` with `proposer` asked for `samples` proposals (K). The lexical
     /// proposer routes questions and answers whenever the configured proposer fails.
     pub fn new(registry: Registry, proposer: Option<Arc<dyn Proposer>>, samples: usize) -> Planner {
-        let lexical = Arc::new(LexicalProposer::new(&Catalog::from_registry(&registry)));
+        let extractor = Arc::new(Extractor::new(&registry));
+        let catalog = Catalog::from_registry_with(&registry, &extractor);
+        let lexical = Arc::new(LexicalProposer::new(&catalog));
         let samples = if proposer.is_some() { samples.max(1) } else { 1 };
         let screen = Arc::new(Screen::new(&registry));
-        let extractor = Arc::new(Extractor::new(&registry));
         Planner {
             registry,
             screen,
@@ -508,43 +509,29 @@ impl Planner {
             return Vec::new();
         }
         let plan = &planning.validation.plan;
-        let bound = |kind: ParamKind| {
-            plan.nodes.iter().any(|node| {
-                node.args.iter().any(|arg| {
-                    arg.kind == kind
-                        && matches!(arg.source, planner_grammar::ArgSource::Available(_))
-                })
-            })
-        };
-        // The value an intent's range clamped the question's to ("top 500" under `max = 50`).
-        let clamped = |kind: ParamKind, asked: &Value| {
-            plan.nodes.iter().flat_map(|node| &node.args).find_map(|arg| match &arg.source {
-                planner_grammar::ArgSource::Available(value)
-                    if arg.kind == kind && value != asked =>
-                {
-                    Some(value.clone())
-                }
+        // The values the plan's nodes took from the question, by kind (an intent's range may
+        // have clamped one: "top 500" under `max = 50`).
+        let applied = |kind: ParamKind| {
+            plan.nodes.iter().flat_map(|node| &node.args).filter_map(move |arg| match &arg.source {
+                planner_grammar::ArgSource::Available(value) if arg.kind == kind => Some(value),
                 _ => None,
             })
         };
         let mut out: Vec<String> = Vec::new();
+        let mut push = |line: String| {
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        };
         for mention in &planning.params.mentions {
             let words = question.get(mention.span.0..mention.span.1).unwrap_or_default().trim();
             let noun = kind_noun(&self.registry, mention.kind);
-            if bound(mention.kind) {
-                let taken = plan.nodes.iter().flat_map(|node| &node.args).any(|arg| {
-                    arg.kind == mention.kind
-                        && arg.source
-                            == planner_grammar::ArgSource::Available(mention.value.clone())
-                });
-                if let Some(value) = clamped(mention.kind, &mention.value).filter(|_| !taken) {
-                    let line = format!(
-                        "\"{words}\" ({noun}) was applied as {value}: the nearest the planned \
+            if let Some(first) = applied(mention.kind).next() {
+                if !applied(mention.kind).any(|value| *value == mention.value) {
+                    push(format!(
+                        "\"{words}\" ({noun}) was applied as {first}: the nearest the planned \
                          intent takes"
-                    );
-                    if !out.contains(&line) {
-                        out.push(line);
-                    }
+                    ));
                 }
                 continue;
             }
@@ -553,10 +540,7 @@ impl Planner {
             } else {
                 format!("no planned intent takes a {noun}")
             };
-            let line = format!("\"{words}\" ({noun}) was not applied: {why}");
-            if !out.contains(&line) {
-                out.push(line);
-            }
+            push(format!("\"{words}\" ({noun}) was not applied: {why}"));
         }
         out
     }

@@ -494,7 +494,7 @@ const EMPLOYMENT_DECISIONS: &[&[&str]] = &[
     &["spiffs"],
 ];
 
-/// Idioms that single out one of a team ("the weakest link", "a dead weight"): said of
+/// Idioms that single out one of a team ("a dead weight", "carrying the team"): said of
 /// words that may name workers, they pick individuals out; said of schools or a department,
 /// they rank things.
 const SINGLING_OUT: &[&[&str]] = &[

@@ -4,7 +4,10 @@
 
 use std::path::Path;
 
-use planner_engine::{Planner, Route, plan_report};
+#[path = "support/planned.rs"]
+mod planned;
+
+use planner_engine::{Planner, Route};
 use planner_registry::Registry;
 
 fn utility() -> Planner {
@@ -15,16 +18,7 @@ fn utility() -> Planner {
 }
 
 fn plan(question: &str) -> (Route, Vec<String>, Vec<String>) {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let report = runtime.block_on(plan_report(&utility(), question, &[])).unwrap();
-    let plan = serde_json::to_value(&report.plan).unwrap();
-    let intents = plan["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|node| node["intent"].as_str().unwrap().to_owned())
-        .collect();
-    (report.route, intents, report.unanswered)
+    planned::planned(&utility(), question)
 }
 
 #[test]

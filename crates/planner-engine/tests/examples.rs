@@ -2,7 +2,10 @@
 //! words no name, keyword or description of the registry says plans once an example says them,
 //! and the values an example gives are read as values, never as words of its intent.
 
-use planner_engine::{Planner, Route, plan_report};
+#[path = "support/planned.rs"]
+mod planned;
+
+use planner_engine::{Planner, Route};
 use planner_infer::Catalog;
 use planner_registry::Registry;
 use planner_registry::edit::{Phrasing, add_phrasing, without_examples};
@@ -11,16 +14,8 @@ const LANES: &str = include_str!("../../../fixtures/registry/lanes.toml");
 
 fn plan(text: &str, question: &str) -> (Route, Vec<String>) {
     let planner = Planner::new(Registry::from_toml(text, "lanes.toml").unwrap(), None, 1);
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let report = runtime.block_on(plan_report(&planner, question, &[])).unwrap();
-    let plan = serde_json::to_value(&report.plan).unwrap();
-    let intents = plan["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|node| node["intent"].as_str().unwrap().to_owned())
-        .collect();
-    (report.route, intents)
+    let (route, intents, _) = planned::planned(&planner, question);
+    (route, intents)
 }
 
 /// A trade's words the registry does not say ("sticky" freight for dwell time).

@@ -37,11 +37,6 @@ pub struct Example {
 }
 
 impl Example {
-    /// An example with no values marked.
-    pub fn plain(text: impl Into<String>) -> Example {
-        Example { text: text.into(), values: Vec::new() }
-    }
-
     /// The text with every value blanked out (same length, so offsets hold).
     pub fn without_values(&self) -> String {
         let mut text = self.text.clone().into_bytes();
@@ -203,12 +198,20 @@ impl Catalog {
     /// The catalog of a loaded registry, in registry order. A composite intent's plane is
     /// `composite`; what an intent provides comes from its output columns' `provides`.
     pub fn from_registry(registry: &planner_registry::Registry) -> Catalog {
-        // The extractors run only over a registry's examples, built only when it has some.
-        let extractor = registry
-            .intents()
-            .iter()
-            .any(|intent| !intent.examples.is_empty())
-            .then(|| planner_extract::Extractor::new(registry));
+        // The extractors read a registry's examples: compiled only when it has some.
+        if registry.intents().iter().any(|intent| !intent.examples.is_empty()) {
+            Catalog::from_registry_with(registry, &planner_extract::Extractor::new(registry))
+        } else {
+            Catalog::from_registry_with(registry, &planner_extract::Extractor::default())
+        }
+    }
+
+    /// [`Catalog::from_registry`] with the registry's extractors already compiled (a planner
+    /// holds them), which mark the values in its examples.
+    pub fn from_registry_with(
+        registry: &planner_registry::Registry,
+        extractor: &planner_extract::Extractor,
+    ) -> Catalog {
         let cards = registry
             .intents()
             .iter()
@@ -244,14 +247,12 @@ impl Catalog {
                         .iter()
                         .map(|text| Example {
                             text: text.clone(),
-                            values: extractor.as_ref().map_or_else(Vec::new, |extractor| {
-                                extractor
-                                    .extract(text)
-                                    .params
-                                    .iter()
-                                    .map(|mention| (mention.span.start, mention.span.end))
-                                    .collect()
-                            }),
+                            values: extractor
+                                .extract(text)
+                                .params
+                                .iter()
+                                .map(|mention| (mention.span.start, mention.span.end))
+                                .collect(),
                         })
                         .collect(),
                     plane,

@@ -60,7 +60,7 @@
 //!
 //! What each ask asks for is its first noun phrase (the `asked` module): a noun there that the
 //! registry does not say names a thing no intent returns, and the ask is heard as nothing ("the
-//! reservoir level at the north plant" names a plant but asks for no intent's figure); the
+//! lease cost of the north plant" names a plant but asks for no intent's figure); the
 //! question's first ask so read makes the question unplannable, and any such ask beside a pick
 //! is reported unanswered.
 //!
@@ -1363,8 +1363,8 @@ impl LexicalProposer {
             from = segment.end;
         }
         // The question's first ask asking for such a thing asks for something else entirely;
-        // a later one is only not heard, and is named as unanswered ("... V-5001: in-service
-        // date and mileage").
+        // a later one is only not heard, and is named as unanswered ("... unit 12: its paint
+        // scheme and mileage").
         let foreign = segments.iter().any(|segment| segment.foreign)
             || segments.first().is_some_and(|segment| segment.elsewhere);
         let unknown = foreign || segments.iter().any(|segment| segment.unknown);

@@ -1,17 +1,18 @@
 //! What an ask asks for, and whether the registry knows it.
 //!
 //! An English question names what it wants in its first noun phrase, after the words that open
-//! it ("what's the", "how many", "show me", "which"): "the *reservoir level* at the east
-//! plant", "how many *sewer overflows* did ...", "*diesel cost* per mile on route 7". Every
-//! noun of that phrase narrows what is asked: a "phone number" is not an account number, a
-//! "power bill" is not a customer's bill. So when a noun of the phrase is a word the registry
+//! it ("what's the", "how many", "show me", "which"): "the *lease cost* of the east plant",
+//! "how many *roof leaks* did ...", "*toll charges* on route 7". Every noun of that phrase
+//! narrows what is asked: a "fax number" is not an account number, an "insurance premium" is
+//! not a customer's premium. So when a noun of the phrase is a word the registry
 //! does not know (no intent says it, no kind declares it, no value holds it), no intent returns
 //! what the ask wants, whatever value it names: the ask is answered by nothing, not by the
 //! intent its value or its other words point at.
 //!
 //! Which words are nouns comes from the general knowledge file (WordNet 3.0, `planner-knowledge`):
-//! a word used mostly as a noun, or a word it does not know at all (jargon, an acronym), is a
-//! noun; adjectives ("current", "residential") qualify without changing what is asked. Words that
+//! a word used mostly as a noun that denotes a thing is a noun; a word it does not know at all
+//! (jargon, an acronym, a slip of the keyboard) says nothing either way, and adjectives
+//! ("current", "residential") qualify without changing what is asked. Words that
 //! only frame or count ("number", "total", "breakdown", "trend") and time words are no thing of
 //! their own.
 
@@ -77,8 +78,8 @@ const OPENERS: &[&str] = &[
 /// What the asked phrase names that the registry does not know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Unknown {
-    /// The thing itself: an unknown noun that names it ("the *reservoir* level", "the *power*
-    /// bill", "*sewer overflows*").
+    /// The thing itself: an unknown noun that names it ("the *lease* cost", "the *insurance*
+    /// premium", "*roof leaks*").
     Thing,
     /// Only its head, with no known noun before it ("the *budget* for the plant"): an aspect
     /// the registry may say in other words, so a word of the registry that decides an intent
@@ -225,12 +226,12 @@ pub(crate) fn names_unknown_thing(
     unknown: impl Fn(usize) -> bool,
 ) -> Option<Unknown> {
     let span = text.get(start..end)?;
-    // Each sentence of the ask opens its own phrase ("Hi! Could you ...", "is the zone
-    // shrinking? enrollment there since 2023", "Context: the ask").
+    // Each sentence of the ask opens its own phrase ("Hi! Could you ...", "is the depot busy?
+    // its trips since May", "Context: the ask").
     let mut from = 0;
     for (at, c) in span.char_indices().chain(std::iter::once((span.len(), '.'))) {
         if matches!(c, '.' | '!' | '?' | ':' | ';') {
-            // A parenthesis is an aside ("student services (tutoring, therapy) budget").
+            // A parenthesis is an aside ("field services (repairs, installs) budget").
             let words: Vec<(String, usize)> = words(&span[from..at])
                 .map(|(word, it)| (word, it + start + from))
                 .filter(|&(_, it)| !in_parentheses(text, it))
@@ -251,7 +252,7 @@ fn sentence_names_unknown_thing(
     unknown: &impl Fn(usize) -> bool,
 ) -> Option<Unknown> {
     let knowledge = Knowledge::english();
-    // A statement ("it's a race against winter") says no ask.
+    // A statement ("it's crunch time before the audit") says no ask.
     if words.first().is_some_and(|(first, _)| {
         matches!(first.as_str(), "it" | "its" | "this" | "that" | "there" | "theres")
     }) {
@@ -263,9 +264,9 @@ fn sentence_names_unknown_thing(
             || (knowledge.word(word).is_none() && knowledge.verb(word).is_some())
     };
     // Past the opening: function words, openers and numbers, and a verb that opens an
-    // imperative (first, or after "can you", "please": "rank carriers", "can you chart ...",
-    // "track how many"). A verb after the opening ends the search: the ask's subject was a
-    // function word ("who comes off ...", "what's piling up").
+    // imperative (first, or after "can you", "please": "rank carriers", "can you plot ...",
+    // "count how many"). A verb after the opening ends the search: the ask's subject was a
+    // function word ("who rolls off ...", "what's trending").
     let mut at = 0;
     let mut opened = false;
     let mut wh = false;
@@ -307,7 +308,7 @@ fn sentence_names_unknown_thing(
     }
     // A question opening with an auxiliary asks whether its subject does something ("did the
     // north team miss targets"): the subject is no thing asked for. After a wh-word, a form of
-    // "be" and an -ing word is a verb ("what's piling up").
+    // "be" and an -ing word is a verb ("what's trending").
     if auxiliary && !wh {
         return None;
     }
@@ -325,8 +326,8 @@ fn sentence_names_unknown_thing(
     }
     // Whether every noun so far frames or counts: "the number of X" asks for X.
     let first = at;
-    // The phrase's nouns, the thing first and its aspect last ("the intake of tickets" is
-    // ticket intake), each with whether the registry does not know it.
+    // The phrase's nouns, the thing first and its aspect last ("the inflow of orders" is
+    // order inflow), each with whether the registry does not know it.
     let mut nouns: Vec<bool> = Vec::new();
     // Where "of" was passed: the nouns before it are the aspect of those after it.
     let mut of_at: Option<usize> = None;
@@ -341,15 +342,15 @@ fn sentence_names_unknown_thing(
             continue;
         }
         let known = knowledge.word(current);
-        // A verb or an adverb ends the phrase ("overflows *did* ...", "seats *left*"), and so
-        // does a word that may be a verb after a plural ("customers *hammer* support").
+        // A verb or an adverb ends the phrase ("leaks *did* ...", "slots *left*"), and so
+        // does a word that may be a verb after a plural ("customers *flood* support").
         let plural_before = at > first && words[at - 1].0.ends_with('s');
         if known.is_some_and(|it| !it.is_noun() && !it.is_adjective())
             || (plural_before && is_verb(current))
             || (at > first && !wh && mostly_verb(current))
         {
             // A phrase that opens a statement, a verb after it, is who speaks, not what is
-            // asked ("senior leadership wants ...").
+            // asked ("the board wants ...").
             if !wh
                 && at > first
                 && (mostly_verb(current) || current.ends_with('s') && is_verb(current))
@@ -359,7 +360,7 @@ fn sentence_names_unknown_thing(
             break;
         }
         let written = text.get(*position..*position + current.len()).unwrap_or("");
-        // A capitalised word past the question's first is a name ("Blue Harbor Cafe"). People
+        // A capitalised word past the question's first is a name ("Copper Kettle Bakery"). People
         // the registry does not name ("shoppers", "kids") are who a figure is about, not the
         // figure; people it names are a known thing ("the vendor's revenue"). A word WordNet
         // does not know (jargon, an acronym, a slip of the keyboard) says nothing either way.
@@ -378,8 +379,8 @@ fn sentence_names_unknown_thing(
         nouns.rotate_left(of);
     }
     // An unknown word names the thing asked for unless it is the aspect (the last noun) of a
-    // thing the registry knows: "the spending pattern" asks about spending, "the reservoir
-    // level" and "the power bill" about things no intent returns.
+    // thing the registry knows: "the spending pattern" asks about spending, "the lease cost"
+    // and "the insurance premium" about things no intent returns.
     match nouns.split_last() {
         Some((_, before)) if before.contains(&true) => Some(Unknown::Thing),
         Some((&true, before)) if !before.contains(&false) => Some(Unknown::Head),
@@ -464,9 +465,12 @@ mod tests {
         assert_eq!(unknown_in("what does the spending pattern look like", &["spending"]), None);
         assert_eq!(unknown_in("monthly intake of tickets for the desk", &["tickets"]), None);
         // A name, people, a statement, a yes-or-no question's subject, an aside.
-        assert_eq!(unknown_in("Show me Blue Harbor Cafe's orders", &["orders"]), None);
+        assert_eq!(unknown_in("Show me Copper Kettle Bakery's orders", &["orders"]), None);
         assert_eq!(unknown_in("why are shoppers sending stuff back", &[]), None);
-        assert_eq!(unknown_in("it's a race against winter: admissions", &["admissions"]), None);
+        assert_eq!(
+            unknown_in("it's crunch time before the audit: admissions", &["admissions"]),
+            None
+        );
         assert_eq!(
             unknown_in("is the north zone shrinking? enrollment trend", &["enrollment"]),
             None
