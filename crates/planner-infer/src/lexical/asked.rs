@@ -258,26 +258,71 @@ fn sentence_names_unknown_thing(
     }) {
         return None;
     }
-    let is_verb = |word: &str| knowledge.verb(word).is_some();
-    let mostly_verb = |word: &str| {
-        knowledge.word(word).is_some_and(|it| it.is_verb() && !it.usually_noun())
-            || (knowledge.word(word).is_none() && knowledge.verb(word).is_some())
-    };
-    // Past the opening: function words, openers and numbers, and a verb that opens an
-    // imperative (first, or after "can you", "please": "rank carriers", "can you plot ...",
-    // "count how many"). A verb after the opening ends the search: the ask's subject was a
-    // function word ("who rolls off ...", "what's trending").
+    let Opening { at, wh } = opening(knowledge, words)?;
+    // A question opening with an auxiliary asks whether its subject does something ("did the
+    // north team miss targets"): the subject is no thing asked for.
+    let auxiliary = words.first().is_some_and(|(first, _)| AUXILIARIES.contains(&first.as_str()));
+    if auxiliary && !wh {
+        return None;
+    }
+    // After a wh-word, a form of "be" and an -ing word is a verb ("what's trending").
+    let after_wh = at.checked_sub(1).and_then(|it| words.get(it)).is_some_and(|(previous, _)| {
+        AUXILIARIES.contains(&previous.as_str())
+            || matches!(previous.as_str(), "what" | "who" | "how" | "where")
+    });
+    let ing_verb =
+        |(word, _): &(String, usize)| word.ends_with("ing") && knowledge.verb(word).is_some();
+    if wh && after_wh && words.get(at).is_some_and(ing_verb) {
+        return None;
+    }
+    let mut nouns = phrase_nouns(knowledge, text, &words[at..], wh, unknown)?;
+    if let Some(of) = nouns.of {
+        nouns.unknown.rotate_left(of);
+    }
+    // An unknown word names the thing asked for unless it is the aspect (the last noun) of a
+    // thing the registry knows: "the spending pattern" asks about spending, "the lease cost"
+    // and "the insurance premium" about things no intent returns.
+    match nouns.unknown.split_last() {
+        Some((_, before)) if before.contains(&true) => Some(Unknown::Thing),
+        Some((&true, before)) if !before.contains(&false) => Some(Unknown::Head),
+        _ => None,
+    }
+}
+
+/// Where a sentence's asked phrase starts, and whether a wh-word opened it.
+struct Opening {
+    at: usize,
+    wh: bool,
+}
+
+/// Whether `word` may be a verb.
+fn is_verb(knowledge: &Knowledge, word: &str) -> bool {
+    knowledge.verb(word).is_some()
+}
+
+/// Whether `word` is mostly a verb.
+fn mostly_verb(knowledge: &Knowledge, word: &str) -> bool {
+    knowledge.word(word).is_some_and(|it| it.is_verb() && !it.usually_noun())
+        || (knowledge.word(word).is_none() && knowledge.verb(word).is_some())
+}
+
+/// Past the opening: function words, openers and numbers, and a verb that opens an imperative
+/// (first, or after "can you", "please": "rank carriers", "can you plot ...", "count how
+/// many"). `None` when the sentence names no asked phrase: a verb after the opening (the ask's
+/// subject was a function word: "who rolls off ...", "what's trending"), or an opening through
+/// a place ("what's in the box", "who is at the north hub": the wh-word stands for what is
+/// there).
+fn opening(knowledge: &Knowledge, words: &[(String, usize)]) -> Option<Opening> {
     let mut at = 0;
     let mut opened = false;
     let mut wh = false;
-    // Whether the sentence opens with a form of "be" or an auxiliary.
-    let auxiliary = words.first().is_some_and(|(first, _)| AUXILIARIES.contains(&first.as_str()));
     while let Some((word, _)) = words.get(at) {
         let word = word.as_str();
+        let previous = at.checked_sub(1).and_then(|it| words.get(it));
         let imperative = !opened
-            || matches!(at.checked_sub(1).and_then(|it| words.get(it)), Some((previous, _)) if matches!(previous.as_str(), "you" | "please" | "lets" | "let" | "us" | "me"));
-        // An opening through a place ("what's in the box", "who is at the north hub") asks
-        // about what is there, which the wh-word stands for: no phrase names it.
+            || previous.is_some_and(|(previous, _)| {
+                matches!(previous.as_str(), "you" | "please" | "lets" | "let" | "us" | "me")
+            });
         if wh && PREPOSITIONS.contains(&word) {
             return None;
         }
@@ -288,15 +333,15 @@ fn sentence_names_unknown_thing(
             continue;
         }
         // A word mostly a noun opens an imperative only before a function word ("track how
-        // many", not "phone number").
-        // ... or, first in the sentence, before a plural ("rank customers by ...").
+        // many", not "phone number") or, first in the sentence, before a plural ("rank
+        // customers by ...").
         let next_is_function = words.get(at + 1).is_some_and(|(next, _)| {
             is_function_word(next) || (at == 0 && next.ends_with('s') && !next.ends_with("ss"))
         });
-        let verb = mostly_verb(word)
-            || (is_verb(word)
+        let verb = mostly_verb(knowledge, word)
+            || (is_verb(knowledge, word)
                 && (next_is_function || !knowledge.word(word).is_some_and(|it| it.usually_noun())));
-        if verb && (imperative || mostly_verb(word)) {
+        if verb && (imperative || mostly_verb(knowledge, word)) {
             if !imperative {
                 return None;
             }
@@ -306,64 +351,58 @@ fn sentence_names_unknown_thing(
         }
         break;
     }
-    // A question opening with an auxiliary asks whether its subject does something ("did the
-    // north team miss targets"): the subject is no thing asked for. After a wh-word, a form of
-    // "be" and an -ing word is a verb ("what's trending").
-    if auxiliary && !wh {
-        return None;
-    }
-    let after_wh = at.checked_sub(1).and_then(|it| words.get(it)).is_some_and(|(previous, _)| {
-        AUXILIARIES.contains(&previous.as_str())
-            || matches!(previous.as_str(), "what" | "who" | "how" | "where")
-    });
-    if wh
-        && after_wh
-        && words
-            .get(at)
-            .is_some_and(|(word, _)| word.ends_with("ing") && knowledge.verb(word).is_some())
-    {
-        return None;
-    }
-    // Whether every noun so far frames or counts: "the number of X" asks for X.
-    let first = at;
-    // The phrase's nouns, the thing first and its aspect last ("the inflow of orders" is
-    // order inflow), each with whether the registry does not know it.
-    let mut nouns: Vec<bool> = Vec::new();
-    // Where "of" was passed: the nouns before it are the aspect of those after it.
-    let mut of_at: Option<usize> = None;
-    while let Some((current, position)) = words.get(at) {
+    Some(Opening { at, wh })
+}
+
+/// The nouns of an asked phrase, the thing first and its aspect last ("the inflow of orders"
+/// is order inflow), each with whether the registry does not know it.
+struct Nouns {
+    unknown: Vec<bool>,
+    /// Where "of" was passed: the nouns before it are the aspect of those after it.
+    of: Option<usize>,
+}
+
+/// The nouns of the phrase `words` opens with (after a wh-word when `wh`). `None` when the
+/// phrase opens a statement, a verb after it: who speaks, not what is asked ("the board
+/// wants ...").
+fn phrase_nouns(
+    knowledge: &Knowledge,
+    text: &str,
+    words: &[(String, usize)],
+    wh: bool,
+    unknown: &impl Fn(usize) -> bool,
+) -> Option<Nouns> {
+    let mut nouns = Nouns { unknown: Vec::new(), of: None };
+    for (at, (current, position)) in words.iter().enumerate() {
         let current = current.as_str();
         if is_function_word(current) {
-            if current != "of" || of_at.is_some() {
+            if current != "of" || nouns.of.is_some() {
                 break;
             }
-            of_at = Some(nouns.len());
-            at += 1;
+            nouns.of = Some(nouns.unknown.len());
             continue;
         }
         let known = knowledge.word(current);
-        // A verb or an adverb ends the phrase ("leaks *did* ...", "slots *left*"), and so
-        // does a word that may be a verb after a plural ("customers *flood* support").
-        let plural_before = at > first && words[at - 1].0.ends_with('s');
+        // A verb or an adverb ends the phrase ("leaks *did* ...", "slots *left*"), and so does
+        // a word that may be a verb after a plural ("customers *flood* support").
+        let plural_before = at > 0 && words[at - 1].0.ends_with('s');
+        let verb = is_verb(knowledge, current);
         if known.is_some_and(|it| !it.is_noun() && !it.is_adjective())
-            || (plural_before && is_verb(current))
-            || (at > first && !wh && mostly_verb(current))
+            || (plural_before && verb)
+            || (at > 0 && !wh && mostly_verb(knowledge, current))
         {
-            // A phrase that opens a statement, a verb after it, is who speaks, not what is
-            // asked ("the board wants ...").
-            if !wh
-                && at > first
-                && (mostly_verb(current) || current.ends_with('s') && is_verb(current))
+            if !wh && at > 0 && (mostly_verb(knowledge, current) || current.ends_with('s') && verb)
             {
                 return None;
             }
             break;
         }
         let written = text.get(*position..*position + current.len()).unwrap_or("");
-        // A capitalised word past the question's first is a name ("Copper Kettle Bakery"). People
-        // the registry does not name ("shoppers", "kids") are who a figure is about, not the
-        // figure; people it names are a known thing ("the vendor's revenue"). A word WordNet
-        // does not know (jargon, an acronym, a slip of the keyboard) says nothing either way.
+        // A capitalised word past the question's first is a name ("Copper Kettle Bakery").
+        // People the registry does not name ("shoppers", "kids") are who a figure is about,
+        // not the figure; people it names are a known thing ("the vendor's revenue"). A word
+        // WordNet does not know (jargon, an acronym, a slip of the keyboard) says nothing
+        // either way.
         let name = *position > 0 && written.starts_with(char::is_uppercase);
         let noun = known.is_some()
             && knowledge.noun(current).is_some_and(|it| {
@@ -371,21 +410,10 @@ fn sentence_names_unknown_thing(
                     && (it.denotes() == planner_knowledge::Denotes::Thing || !unknown(*position))
             });
         if noun && !name && !GENERIC.contains(&current) {
-            nouns.push(unknown(*position));
+            nouns.unknown.push(unknown(*position));
         }
-        at += 1;
     }
-    if let Some(of) = of_at {
-        nouns.rotate_left(of);
-    }
-    // An unknown word names the thing asked for unless it is the aspect (the last noun) of a
-    // thing the registry knows: "the spending pattern" asks about spending, "the lease cost"
-    // and "the insurance premium" about things no intent returns.
-    match nouns.split_last() {
-        Some((_, before)) if before.contains(&true) => Some(Unknown::Thing),
-        Some((&true, before)) if !before.contains(&false) => Some(Unknown::Head),
-        _ => None,
-    }
+    Some(nouns)
 }
 
 /// The lower-case words of `text` with their byte offsets: letters, digits, inner hyphens and

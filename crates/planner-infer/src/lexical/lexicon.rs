@@ -962,14 +962,104 @@ impl Lexicon {
         protected: &[(usize, usize)],
         mut emit: impl FnMut(Cow<'static, str>, usize),
     ) {
-        let inside = |ranges: &[(usize, usize)], at: usize| {
-            ranges.iter().any(|&(start, end)| at >= start && at < end)
-        };
-        let mut stems: Vec<String> = Vec::new();
-        let mut positions: Vec<usize> = Vec::new();
+        let (stems, positions) = self.stems(text, masked, protected);
+        let mut at = 0;
+        let mut segment_start = true;
+        // Still among the polite words that open an ask ("please", "can you").
+        let mut opening = true;
+        // Inside a segment opened by a framing word, past that word.
+        let mut framed = false;
+        while at < stems.len() {
+            let stem = stems[at].as_str();
+            if segment_start {
+                framed = false;
+                opening = true;
+                if FRAMING.contains(&stem) {
+                    emit(Cow::Borrowed(FRAME), positions[at]);
+                    framed = true;
+                }
+                if MODIFIERS.contains(&stem) {
+                    emit(Cow::Borrowed(MODIFIER), positions[at]);
+                }
+            } else if framed && ASK_OPENERS.contains(&stem) {
+                emit(Cow::Borrowed(SPLIT), positions[at]);
+                framed = false;
+            }
+            if opening && FOREIGN_VERBS.contains(&stem) {
+                emit(Cow::Borrowed(FOREIGN), positions[at]);
+            }
+            opening &= POLITE.contains(&stem);
+            segment_start = false;
+            if stem == STOP {
+                emit(Cow::Borrowed(STOP), positions[at]);
+                segment_start = true;
+                at += 1;
+                continue;
+            }
+            if let Some(keywords) = self.keywords.get(stem) {
+                for keyword in keywords.iter().filter(|keyword| stems[at..].starts_with(keyword)) {
+                    emit(Cow::Owned(keyword_term(keyword)), positions[at]);
+                }
+            }
+            if let Some((end, split)) = self.phrase_at(&stems, &positions, at, protected, &mut emit)
+            {
+                segment_start = split;
+                at = end;
+                continue;
+            }
+            // A negation is no word the registry lacks: it turns the verb after it ("hasn't
+            // closed"), heard or not.
+            let is_noise = self.stop.binary_search(&stem).is_ok()
+                || NEGATIONS.contains(&stem)
+                || stem.chars().any(|ch| ch.is_ascii_digit());
+            if !is_noise {
+                emit(Cow::Owned(stem.to_owned()), positions[at]);
+            }
+            at += 1;
+        }
+    }
+
+    /// The thesaurus phrase starting at stem `at`, if any: its concepts emitted (none for a
+    /// split inside a param value or between two: "TS/SCI and SI/TK"), with where it ends and
+    /// whether it splits the segment.
+    fn phrase_at(
+        &self,
+        stems: &[String],
+        positions: &[usize],
+        at: usize,
+        protected: &[(usize, usize)],
+        emit: &mut impl FnMut(Cow<'static, str>, usize),
+    ) -> Option<(usize, bool)> {
+        let (phrase, concepts) = self.phrases.get(&stems[at])?.iter().find(|(phrase, _)| {
+            let end = at + phrase.len();
+            end <= stems.len() && stems[at..end] == phrase[..]
+        })?;
+        let end = at + phrase.len();
+        let split = concepts.first() == Some(&SPLIT);
+        let joins_values = at > 0
+            && inside(protected, positions[at - 1])
+            && positions.get(end).is_some_and(|&next| inside(protected, next));
+        if split && (inside(protected, positions[at]) || joins_values) {
+            return Some((end, false));
+        }
+        for concept in concepts.iter() {
+            emit(Cow::Borrowed(*concept), positions[at]);
+        }
+        Some((end, split))
+    }
+
+    /// The stems of `text`'s words (those in `masked` ranges left out, and a sentence stop
+    /// inside a `protected` one), with their byte offsets: a word the lexicon does not know
+    /// heard as what it most likely says ([`Lexicon::heard_as`]).
+    fn stems(
+        &self,
+        text: &str,
+        masked: &[(usize, usize)],
+        protected: &[(usize, usize)],
+    ) -> (Vec<String>, Vec<usize>) {
         let words = words(text);
-        stems.reserve(words.len());
-        positions.reserve(words.len());
+        let mut stems: Vec<String> = Vec::with_capacity(words.len());
+        let mut positions: Vec<usize> = Vec::with_capacity(words.len());
         let mut words = words.into_iter().peekable();
         while let Some((mut word, at)) = words.next() {
             if inside(masked, at) || (word == STOP && inside(protected, at)) {
@@ -979,111 +1069,46 @@ impl Lexicon {
                 let length = word.len();
                 stem_in_place(&mut word);
                 if !self.knows(&word) {
-                    // A negated verb the registry knows only with "un-" ("hasn't touched" is
-                    // "untouched").
-                    let negated = stems
-                        .iter()
-                        .rev()
-                        .take(3)
-                        .take_while(|stem| !stem.starts_with('|'))
-                        .any(|stem| NEGATIONS.contains(&stem.as_str()));
-                    let prefixed = format!("un{word}");
-                    if negated && self.knows(&prefixed) {
-                        word = prefixed;
-                    } else if let Some(known) = self.correct(&word, length) {
-                        known.clone_into(&mut word);
-                    } else if planner_extract::superlative(&word)
-                        && !RECENCY.contains(&word.as_str())
-                        && self.knows("top")
-                        && words
-                            .peek()
-                            .is_none_or(|(next, _)| !matches!(next.as_str(), "first" | "last"))
-                    {
-                        // A superlative the registry does not say asks for the top of
-                        // something ("the heaviest spenders", "our busiest region"), not for
-                        // an order ("highest first").
-                        "top".clone_into(&mut word);
-                    }
+                    let next = words.peek().map(|(next, _)| next.as_str());
+                    self.heard_as(&mut word, length, &stems, next);
                 }
             }
             stems.push(word);
             positions.push(at);
         }
-        let mut at = 0;
-        let mut segment_start = true;
-        // Still among the polite words that open an ask ("please", "can you").
-        let mut opening = true;
-        // Inside a segment opened by a framing word, past that word.
-        let mut framed = false;
-        'outer: while at < stems.len() {
-            if segment_start {
-                framed = false;
-            } else if framed && ASK_OPENERS.contains(&stems[at].as_str()) {
-                emit(Cow::Borrowed(SPLIT), positions[at]);
-                framed = false;
-            }
-            if segment_start && FRAMING.contains(&stems[at].as_str()) {
-                emit(Cow::Borrowed(FRAME), positions[at]);
-                framed = true;
-            }
-            if segment_start && MODIFIERS.contains(&stems[at].as_str()) {
-                emit(Cow::Borrowed(MODIFIER), positions[at]);
-            }
-            if segment_start {
-                opening = true;
-            }
-            if opening && FOREIGN_VERBS.contains(&stems[at].as_str()) {
-                emit(Cow::Borrowed(FOREIGN), positions[at]);
-            }
-            opening &= POLITE.contains(&stems[at].as_str());
-            segment_start = false;
-            if stems[at] == STOP {
-                emit(Cow::Borrowed(STOP), positions[at]);
-                segment_start = true;
-                at += 1;
-                continue;
-            }
-            if let Some(keywords) = self.keywords.get(&stems[at]) {
-                for keyword in keywords {
-                    if stems[at..].starts_with(keyword) {
-                        emit(Cow::Owned(keyword_term(keyword)), positions[at]);
-                    }
-                }
-            }
-            if let Some(entries) = self.phrases.get(&stems[at]) {
-                for (phrase, concepts) in entries {
-                    let end = at + phrase.len();
-                    if end <= stems.len() && stems[at..end] == phrase[..] {
-                        let split = concepts.first() == Some(&SPLIT);
-                        // No split inside a param value, nor between two ("TS/SCI and SI/TK").
-                        let joins_values = at > 0
-                            && inside(protected, positions[at - 1])
-                            && positions.get(end).is_some_and(|&next| inside(protected, next));
-                        if split && (inside(protected, positions[at]) || joins_values) {
-                            at = end;
-                            continue 'outer;
-                        }
-                        for concept in concepts.iter() {
-                            emit(Cow::Borrowed(*concept), positions[at]);
-                        }
-                        segment_start = split;
-                        at = end;
-                        continue 'outer;
-                    }
-                }
-            }
-            let word = &stems[at];
-            // A negation is no word the registry lacks: it turns the verb after it ("hasn't
-            // closed"), heard or not.
-            let is_noise = self.stop.binary_search(&word.as_str()).is_ok()
-                || NEGATIONS.contains(&word.as_str())
-                || word.chars().any(|ch| ch.is_ascii_digit());
-            if !is_noise {
-                emit(Cow::Owned(word.clone()), positions[at]);
-            }
-            at += 1;
+        (stems, positions)
+    }
+
+    /// What an unknown stem `word` (of a word `length` bytes long, after `before`, before
+    /// `next`) is heard as: a negated verb the registry knows only with "un-" ("hasn't touched"
+    /// is "untouched"); else the closest known stem; else, a superlative the registry does not
+    /// say, `top` ("the heaviest spenders", "our busiest region"), unless it orders ("highest
+    /// first"). Otherwise it stays.
+    fn heard_as(&self, word: &mut String, length: usize, before: &[String], next: Option<&str>) {
+        let negated = before
+            .iter()
+            .rev()
+            .take(3)
+            .take_while(|stem| !stem.starts_with('|'))
+            .any(|stem| NEGATIONS.contains(&stem.as_str()));
+        let prefixed = format!("un{word}");
+        if negated && self.knows(&prefixed) {
+            *word = prefixed;
+        } else if let Some(known) = self.correct(word, length) {
+            known.clone_into(word);
+        } else if planner_extract::superlative(word)
+            && !RECENCY.contains(&word.as_str())
+            && self.knows("top")
+            && next.is_none_or(|next| !matches!(next, "first" | "last"))
+        {
+            "top".clone_into(word);
         }
     }
+}
+
+/// Whether byte `at` lies in one of `ranges`.
+fn inside(ranges: &[(usize, usize)], at: usize) -> bool {
+    ranges.iter().any(|&(start, end)| at >= start && at < end)
 }
 
 /// Lower-case alphanumeric words with their byte offsets; apostrophes are dropped (`vendor's`

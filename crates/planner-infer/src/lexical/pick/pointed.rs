@@ -1,0 +1,41 @@
+//! A thing pointed at by its cue word.
+//!
+//! Principle: a possessive or demonstrative before a thing's cue word ("my incident", "that
+//! machine", "the case I opened") points at one thing of its kind. With no value of that kind
+//! given, it is what a question with at most one pick is about: the intent requiring that kind
+//! the question's terms weigh most for (the user is then asked which one).
+
+use super::super::pointed_at;
+use super::{Reading, keep_best};
+
+impl Reading<'_> {
+    /// Replaces a lone pick (or none) by the intent of a thing pointed at.
+    pub(super) fn pointed_thing(&mut self) {
+        if self.chosen.len() > 1 {
+            return;
+        }
+        let proposer = self.proposer;
+        let columns = self.columns();
+        for (kind, cues) in &proposer.cues {
+            let picked = self.chosen.first().map(|&index| proposer.intents[index].name.as_str());
+            if self.available.contains(kind)
+                || !proposer.distinctive_kinds.contains(kind)
+                || self.chosen.iter().any(|&index| proposer.intents[index].required.contains(kind))
+                || !pointed_at(self.question, cues, picked)
+            {
+                continue;
+            }
+            let mut about: Option<(usize, f32)> = None;
+            for (index, intent) in proposer.intents.iter().enumerate() {
+                if intent.required.contains(kind) {
+                    let weight: f32 = columns.iter().map(|&column| intent.weights[column]).sum();
+                    keep_best(&mut about, index, weight);
+                }
+            }
+            if let Some((index, _)) = about {
+                self.chosen = vec![index];
+                break;
+            }
+        }
+    }
+}
