@@ -648,6 +648,8 @@ impl Screen {
     /// The screen grounded on `registry`'s planes, intents and kinds.
     pub fn new(registry: &Registry) -> Screen {
         let mut screen = Screen::default();
+        // The nouns the registry declares for people at work, as written.
+        let mut declared_workers: Words = Words::default();
         for plane in registry.planes() {
             // A compound names people by its head: an "account holder" is a person, an
             // "account" is not.
@@ -660,6 +662,7 @@ impl Screen {
                 // surgeons does not make ranking them its business).
                 let works = screen.knowledge.noun(&noun).is_some_and(|it| it.may_be_worker());
                 if plane.is_workforce() || plane.counts || works {
+                    declared_workers.insert(noun.clone());
                     screen.workers.insert(noun);
                 } else {
                     screen.subjects.insert(noun);
@@ -687,6 +690,8 @@ impl Screen {
         for kind in registry.kinds() {
             screen.things.extend(word_forms(&kind.label));
         }
+        let aliases = workforce_aliases(registry, &declared_workers, &screen.things);
+        screen.workers.extend(aliases);
         // A word of a name that is a protected word (a `veteran_awards` intent) or a declared
         // person stays what it is.
         let protected_word = |word: &str| {
@@ -710,7 +715,9 @@ impl Screen {
         // A people noun inside a name ("gold members") still says who the question is about,
         // but the name qualifies it: ranking them is ranking the name's rows.
         let noun = |word: &str| self.role(word).is_people() && !PHRASES.contains_key(word);
-        let (text, kept, names) = masked(question, extraction, &noun);
+        // A name of one word that is the registry's workforce ("techs", a role) says who.
+        let workforce = |word: &str| self.workers.contains(word);
+        let (text, kept, names) = masked(question, extraction, &noun, &workforce);
         // Each name wholly blanked stands in the words as one [`NAME`], a thing.
         let mut spans = word_spans(&text);
         spans.extend(names.iter().map(|&start| (start, NAME)));
@@ -1093,18 +1100,47 @@ impl<'a> Reading<'a> {
         // Only a singular person noun modifies ("client files"); a plural before a noun
         // is its subject ("pupils walking to class").
         // A possessor is no subject either ("the holder's lease").
+        // A plural that may be a verb, before a determiner or a particle, is what its subject
+        // does ("which cook wastes the most food", "which server racks up the most voids"):
+        // the word before it is its subject, not a modifier.
+        let verb_after = |at: usize| {
+            words
+                .get(at + 1)
+                .is_some_and(|next| next.ends_with('s') && screen.knowledge.verb(next).is_some())
+                && words.get(at + 2).is_some_and(|it| {
+                    matches!(
+                        *it,
+                        "the"
+                            | "a"
+                            | "an"
+                            | "our"
+                            | "their"
+                            | "his"
+                            | "her"
+                            | "its"
+                            | "my"
+                            | "up"
+                            | "out"
+                            | "off"
+                            | "down"
+                    )
+                })
+        };
         let modifier = |at: usize| {
             let singular = || nouns[at].is_none_or(|noun| noun.lemma() == words[at]);
-            (role(at + 1) == Role::Thing && singular())
+            (role(at + 1) == Role::Thing && singular() && !verb_after(at))
                 || (words.get(at + 1) == Some(&"s")
                     && role(at + 2) == Role::Thing
                     && words.get(at + 2).is_some_and(|it| !PHRASES.contains_key(it)))
         };
         let people: Vec<bool> =
             (0..words.len()).map(|at| role(at).is_people() && !modifier(at)).collect();
+        // A name qualifies the people it ends in ("gold members" are the tier's rows), but
+        // the registry's own workforce stays its workforce inside a name ("maintenance
+        // technicians" of a list of roles): ranking them ranks people at work.
         let ranked: Vec<bool> = (0..words.len())
             .map(|at| {
-                !named[at]
+                (!named[at] || screen.workers.contains(lexeme(at)))
                     && !modifier(at)
                     && (people[at] || role(at) != Role::Person)
                     && !matches!(compounds.get(at + 1), Some(Some(_)))
@@ -1743,12 +1779,14 @@ fn is_name(kind: ParamKind) -> bool {
 }
 
 /// The lower-cased question with the names (agencies, dictionary values, quoted names) blanked
-/// out, but for the last word of a name of several words where `keep` holds, whose starts are
-/// returned, then the starts of the names wholly blanked.
+/// out, but for the last word of a name of several words (or the word of a name of one where
+/// `keep_alone` holds) where `keep` holds, whose starts are returned, then the starts of the
+/// names wholly blanked.
 fn masked(
     question: &str,
     extraction: &Extraction,
     keep: &dyn Fn(&str) -> bool,
+    keep_alone: &dyn Fn(&str) -> bool,
 ) -> (String, Vec<usize>, Vec<usize>) {
     let mut text = question.to_lowercase();
     let mut kept = Vec::new();
@@ -1760,8 +1798,10 @@ fn masked(
             let mut blanked = String::with_capacity(name.len());
             let words = word_spans(name);
             // Only a name of several words whose last word is kept says who ("gold members");
-            // a name of one word is the proper name of a thing ("Army").
-            let last = words.len().checked_sub(1).filter(|&last| last > 0);
+            // a name of one word is the proper name of a thing ("Army"), unless `keep_alone`
+            // keeps it.
+            let alone = |last: usize| last == 0 && keep_alone(words[0].1);
+            let last = words.len().checked_sub(1).filter(|&last| last > 0 || alone(last));
             if last.is_none_or(|last| !keep(words[last].1)) {
                 names.push(start);
             }
@@ -1779,6 +1819,36 @@ fn masked(
         }
     }
     (text, kept, names)
+}
+
+/// The last words of every way a dictionary value is written when one of them names people
+/// the registry declares at work: the other ways name the same people ("techs" of a role
+/// written "maintenance technicians"), unless the registry makes the word a thing (the
+/// "roles" of "all roles", a role list labelled "staff role").
+fn workforce_aliases(registry: &Registry, workers: &Words, things: &Words) -> Vec<String> {
+    let mut found = Vec::new();
+    for kind in registry.kinds() {
+        let (planner_registry::KindBody::Dictionary { entries, .. }
+        | planner_registry::KindBody::List { entries, .. }) = &kind.body
+        else {
+            continue;
+        };
+        for entry in entries {
+            let heads: Vec<&str> = entry
+                .aliases
+                .iter()
+                .filter_map(|alias| alias.words.last())
+                .map(String::as_str)
+                .collect();
+            if heads.iter().any(|head| workers.contains(*head)) {
+                let thing = |head: &&str| things.contains(*head) && !workers.contains(*head);
+                found.extend(
+                    heads.iter().filter(|head| !thing(head)).flat_map(|head| word_forms(head)),
+                );
+            }
+        }
+    }
+    found
 }
 
 /// The words of a lower-cased question: runs of letters and digits.
@@ -1972,7 +2042,8 @@ mod tests {
             questions.push(format!("Which {phrase} staff are cleared"));
         }
         for question in &questions {
-            let (text, _, _) = masked(question, &planner_extract::extract(question), &|_| false);
+            let (text, _, _) =
+                masked(question, &planner_extract::extract(question), &|_| false, &|_| false);
             let words = question_words(&text);
             let mut indexed = hits(&words);
             indexed.sort_unstable();

@@ -1,0 +1,52 @@
+//! Picking out workers on registries a new user wrote (`fixtures/domains/property` and
+//! `restaurants`, each with a `workforce = true` plane): the registry's workforce named inside a
+//! value ("maintenance technicians" of a role list), or by another way of writing that value
+//! ("techs"), is still people at work, and a plural that is a verb before a determiner is what
+//! its subject does ("which server racks up the most voids"). Counting them stays answerable.
+
+use std::path::Path;
+
+#[path = "support/planned.rs"]
+mod planned;
+
+use planner_engine::{Planner, Route};
+use planner_registry::Registry;
+
+fn planner(domain: &str) -> Planner {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/domains").join(domain);
+    let text = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
+    let files = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| e.to_string());
+    Planner::new(Registry::from_toml_with(&text, "registry.toml", &files).unwrap(), None, 1)
+}
+
+fn route(planner: &Planner, question: &str) -> Route {
+    planned::planned(planner, question).0
+}
+
+#[test]
+fn the_workforce_inside_a_value_is_still_people_at_work() {
+    let property = planner("property");
+    for question in [
+        "Rank the maintenance technicians by jobs finished this year",
+        "rank our techs on how fast they close work orders",
+        "Top 3 leasing agents by signed leases",
+    ] {
+        assert_eq!(route(&property, question), Route::Refused, "{question}");
+    }
+    for question in [
+        "How many maintenance technicians do we employ?",
+        "headcount for every staff role, company wide",
+    ] {
+        assert_ne!(route(&property, question), Route::Refused, "{question}");
+    }
+}
+
+#[test]
+fn a_verb_after_a_worker_is_what_the_worker_does() {
+    let restaurants = planner("restaurants");
+    for question in ["which server racks up the most voids", "Which bartender pours the most comps?"]
+    {
+        assert_eq!(route(&restaurants, question), Route::Refused, "{question}");
+    }
+    assert_ne!(route(&restaurants, "which location racks up the most voids"), Route::Refused);
+}
