@@ -721,6 +721,15 @@ impl Screen {
         // Each name wholly blanked stands in the words as one [`NAME`], a thing.
         let mut spans = word_spans(&text);
         spans.extend(names.iter().map(|&start| (start, NAME)));
+        // A chat abbreviation of time closing a clause in lower case says when, not who ("...
+        // at the north site rn": right now, not a registered nurse).
+        spans.retain(|&(start, word)| {
+            let written = question.get(start..start + word.len()).unwrap_or("");
+            let after = question.get(start + word.len()..).unwrap_or("");
+            let closes =
+                after.trim_start().is_empty() || after.starts_with(['?', '.', '!', ',', ';']);
+            !(closes && CHAT_TIME.contains(&written))
+        });
         spans.sort_by_key(|&(start, _)| start);
         let words: Vec<&str> = spans.iter().map(|&(_, word)| word).collect();
         let named: Vec<bool> = spans.iter().map(|(start, _)| kept.contains(start)).collect();
@@ -1224,7 +1233,7 @@ impl<'a> Reading<'a> {
     /// The head of the noun phrase starting at or after `from`: past determiners, numbers and
     /// function words, the last word of the run of phrase words.
     fn head_after(&self, from: usize) -> Option<usize> {
-        let start = (from..self.words.len()).take(4).find(|&at| self.in_phrase(at))?;
+        let mut start = (from..self.words.len()).take(4).find(|&at| self.in_phrase(at))?;
         let mut head = start;
         // A participle after the phrase's first word starts a clause ("requesters raising P1
         // tickets"); as its first word it modifies ("tracking feed").
@@ -1232,12 +1241,25 @@ impl<'a> Reading<'a> {
             let word = self.words[at];
             (word.ends_with("ing") || word.ends_with("ed")) && self.knowledge().verb(word).is_some()
         };
-        while head + 1 < self.words.len()
-            && head + 1 - start < 4
-            && self.in_phrase(head + 1)
-            && !participle(head + 1)
-        {
-            head += 1;
+        loop {
+            while head + 1 < self.words.len()
+                && head + 1 - start < 4
+                && self.in_phrase(head + 1)
+                && !participle(head + 1)
+            {
+                head += 1;
+            }
+            // A possessor is the phrase's determiner: "last month's applicants" is headed by
+            // the applicants.
+            if self.words.get(head + 1) == Some(&"s")
+                && head + 2 < self.words.len()
+                && self.in_phrase(head + 2)
+            {
+                start = head + 2;
+                head = start;
+                continue;
+            }
+            break;
         }
         // The head is a noun: the run's last word that can be one ("which cashier sold": not
         // "sold").
@@ -1777,6 +1799,10 @@ fn is_name(kind: ParamKind) -> bool {
         _ => false,
     }
 }
+
+/// Chat abbreviations of time that are also nouns of people or things: "rn" (right now, or a
+/// registered nurse), "atm" (at the moment, or a cash machine).
+const CHAT_TIME: &[&str] = &["rn", "atm"];
 
 /// The lower-cased question with the names (agencies, dictionary values, quoted names) blanked
 /// out, but for the last word of a name of several words (or the word of a name of one where

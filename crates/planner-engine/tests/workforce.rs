@@ -44,9 +44,27 @@ fn the_workforce_inside_a_value_is_still_people_at_work() {
 #[test]
 fn a_verb_after_a_worker_is_what_the_worker_does() {
     let restaurants = planner("restaurants");
-    for question in ["which server racks up the most voids", "Which bartender pours the most comps?"]
+    for question in
+        ["which server racks up the most voids", "Which bartender pours the most comps?"]
     {
         assert_eq!(route(&restaurants, question), Route::Refused, "{question}");
     }
     assert_ne!(route(&restaurants, "which location racks up the most voids"), Route::Refused);
+}
+
+#[test]
+fn a_possessor_is_the_determiner_of_the_people_after_it() {
+    // "last quarter's applicants" is headed by the applicants: an age given of them is theirs.
+    let property = planner("property");
+    let question = "how many of last quarter's applicants were over 65?";
+    assert_eq!(route(&property, question), Route::Refused, "{question}");
+}
+
+#[test]
+fn a_chat_abbreviation_of_time_is_no_person() {
+    // "rn" closing a clause is "right now", not a registered nurse ranked by a rating.
+    let restaurants = planner("restaurants");
+    let question = "what's the google rating at Ballard rn";
+    assert_ne!(route(&restaurants, question), Route::Refused, "{question}");
+    assert_eq!(route(&restaurants, "which rn works the most doubles"), Route::Refused);
 }
