@@ -10,7 +10,10 @@
 //!
 //! A part of speech is `n`, `v`, `a` or `r` (adverb), then how often the lemma was tagged as
 //! that part in WordNet's sense-tagged corpora, when it was (`n12v30`: a noun 12 times, a verb
-//! 30): which part a word usually is.
+//! 30): which part a word usually is. A trailing `o` marks a word of origin: an adjective that
+//! pertains to a country or a continent ("Mexican", "Korean", "Asian": WordNet's pertainym
+//! pointers to an instance of [`ORIGIN_PLACES`]), or a person noun for its natives (a member of
+//! such a place, or derived from such an adjective): who someone is by where they come from.
 //!
 //! A noun sense is its lexicographer file number (18 is `noun.person`, 14 `noun.group`, 06
 //! `noun.artifact`...), then `w` when it denotes someone of a workforce, or `p` when it is a group
@@ -76,6 +79,9 @@ const PEOPLE_GROUPS: &[(&str, u32)] = &[("people.n.01", 7_942_152), ("folk.n.01"
 const MEDICAL: &[(&str, u32)] =
     &[("pathological_state.n.01", 14_051_917), ("disorder.n.01", 14_052_403)];
 
+/// Places whose instances say where people come from: countries and continents.
+const ORIGIN_PLACES: &[(&str, u32)] = &[("country.n.02", 8_544_813), ("continent.n.01", 9_254_614)];
+
 const PERSON_LEXFILE: u8 = 18;
 const STATE_LEXFILE: u8 = 26;
 
@@ -84,6 +90,12 @@ struct Synset {
     hypernyms: Vec<u32>,
     /// An instance of its hypernym: a proper name ("Stephen Spender", "Edgar Guest").
     instance: bool,
+    /// The noun synsets it is a member of (`#m`: a Mexican of Mexico).
+    member_of: Vec<u32>,
+    /// The adjective synsets derived from it (`+`: Korean the person, Korean the adjective).
+    adjectives: Vec<u32>,
+    /// Its lemmas, lower case, spaces for underscores.
+    lemmas: Vec<String>,
 }
 
 pub(crate) fn run(root: &Path, args: &[String]) -> anyhow::Result<()> {
@@ -131,6 +143,7 @@ pub(crate) fn generate(dir: &Path) -> anyhow::Result<String> {
     let groups = closure_members(&synsets, PEOPLE_GROUPS);
     let medical = closure_members(&synsets, MEDICAL);
     let counts = tag_counts(&read("cntlist.rev")?);
+    let origins = origin_lemmas(&synsets, &read("data.adj")?)?;
 
     // lemma → (parts of speech, noun senses).
     let mut lemmas: BTreeMap<String, (String, String)> = BTreeMap::new();
@@ -195,7 +208,8 @@ pub(crate) fn generate(dir: &Path) -> anyhow::Result<String> {
          wordnet-base: do not edit. Format: xtask/src/knowledge.rs.\n",
     );
     for (lemma, (pos, senses)) in &lemmas {
-        let _ = writeln!(out, "{lemma}\t{pos}\t{senses}");
+        let origin = if origins.contains(lemma) { "o" } else { "" };
+        let _ = writeln!(out, "{lemma}\t{pos}{origin}\t{senses}");
     }
     out.push_str("[inflections]\n");
     let mut inflections = BTreeMap::new();
@@ -231,22 +245,99 @@ fn noun_synsets(data: &str) -> anyhow::Result<HashMap<u32, Synset>> {
         let words = parse(3, 16)? as usize;
         let pointers_at = 4 + 2 * words;
         let pointers = parse(pointers_at, 10)? as usize;
-        let mut hypernyms = Vec::new();
-        let mut instance = false;
+        let mut synset = Synset {
+            lexfile,
+            hypernyms: Vec::new(),
+            instance: false,
+            member_of: Vec::new(),
+            adjectives: Vec::new(),
+            lemmas: (0..words)
+                .filter_map(|n| fields.get(4 + 2 * n))
+                .map(|it| lemma_of(it))
+                .collect(),
+        };
         for n in 0..pointers {
             let at = pointers_at + 1 + 4 * n;
             let symbol = fields.get(at).copied();
-            instance |= symbol == Some("@i");
-            if matches!(symbol, Some("@" | "@i")) && fields.get(at + 2) == Some(&"n") {
-                hypernyms.push(parse(at + 1, 10)?);
+            let pos = fields.get(at + 2).copied();
+            synset.instance |= symbol == Some("@i");
+            match (symbol, pos) {
+                (Some("@" | "@i"), Some("n")) => synset.hypernyms.push(parse(at + 1, 10)?),
+                (Some("#m"), Some("n")) => synset.member_of.push(parse(at + 1, 10)?),
+                (Some("+"), Some("a" | "s")) => synset.adjectives.push(parse(at + 1, 10)?),
+                _ => {}
             }
         }
-        synsets.insert(offset, Synset { lexfile, hypernyms, instance });
+        synsets.insert(offset, synset);
     }
     if synsets.is_empty() {
         bail!("data.noun holds no synset");
     }
     Ok(synsets)
+}
+
+/// A lemma as `data.*` writes it (`Korean`, `New_Yorker`, `mad(p)`) as the file keys it.
+fn lemma_of(written: &str) -> String {
+    let bare = written.split('(').next().unwrap_or(written);
+    bare.replace('_', " ").to_lowercase()
+}
+
+/// The words of origin (see the module docs): adjectives pertaining to an instance of
+/// [`ORIGIN_PLACES`], and person nouns that are members of one or derived from such an
+/// adjective.
+fn origin_lemmas(
+    synsets: &HashMap<u32, Synset>,
+    adjectives: &str,
+) -> anyhow::Result<HashSet<String>> {
+    fn under(
+        offset: u32,
+        synsets: &HashMap<u32, Synset>,
+        anchors: &HashSet<u32>,
+        depth: usize,
+    ) -> bool {
+        anchors.contains(&offset)
+            || (depth < 32
+                && synsets.get(&offset).is_some_and(|synset| {
+                    synset.hypernyms.iter().any(|&up| under(up, synsets, anchors, depth + 1))
+                }))
+    }
+    let anchors: HashSet<u32> = ORIGIN_PLACES.iter().map(|&(_, offset)| offset).collect();
+    let place = |offset: &u32| {
+        synsets.get(offset).is_some_and(|synset| {
+            synset.instance && synset.hypernyms.iter().any(|&up| under(up, synsets, &anchors, 0))
+        })
+    };
+    let mut origins = HashSet::new();
+    let mut origin_adjectives = HashSet::new();
+    for line in adjectives.lines().filter(|it| !it.starts_with(' ')) {
+        let fields: Vec<&str> = line.split(" | ").next().unwrap_or("").split(' ').collect();
+        let number = |at: usize, radix: u32| {
+            fields
+                .get(at)
+                .and_then(|it| u32::from_str_radix(it, radix).ok())
+                .with_context(|| format!("data.adj: {}", &line[..line.len().min(80)]))
+        };
+        let words = number(3, 16)? as usize;
+        let pointers_at = 4 + 2 * words;
+        let pertains = (0..number(pointers_at, 10)? as usize).any(|n| {
+            let at = pointers_at + 1 + 4 * n;
+            fields.get(at) == Some(&"\\")
+                && fields.get(at + 2) == Some(&"n")
+                && fields.get(at + 1).and_then(|it| it.parse().ok()).is_some_and(|it| place(&it))
+        });
+        if pertains {
+            origin_adjectives.insert(number(0, 10)?);
+            origins.extend((0..words).filter_map(|n| fields.get(4 + 2 * n)).map(|it| lemma_of(it)));
+        }
+    }
+    for synset in synsets.values().filter(|it| it.lexfile == PERSON_LEXFILE && !it.instance) {
+        if synset.member_of.iter().any(place)
+            || synset.adjectives.iter().any(|it| origin_adjectives.contains(it))
+        {
+            origins.extend(synset.lemmas.iter().cloned());
+        }
+    }
+    Ok(origins)
 }
 
 /// The synsets at or below any of `anchors` (by hypernym links).

@@ -1538,6 +1538,25 @@ impl<'a> Reading<'a> {
         })
     }
 
+    /// Whether a word of origin from the knowledge file ("Mexican", "Asian", "Spaniards") is
+    /// said of people: before them, as them, or of them through a linking verb. A language
+    /// before people at work is what they teach or speak ("English teachers").
+    fn origin_of_people(&self) -> bool {
+        let words = self.words;
+        let origin =
+            |at: usize| self.screen.knowledge.word(words[at]).filter(|word| word.is_origin());
+        (0..words.len()).any(|at| {
+            let Some(word) = origin(at) else { return false };
+            let before = words.get(at + 1).is_some_and(|_| self.people[at + 1])
+                && !(word.may_be_language() && self.roles[at + 1] == Role::Worker);
+            let plural = self.people[at] && words[at].ends_with('s');
+            let said = at > 0
+                && LINKING.contains(&words[at - 1])
+                && self.subject_of(at).is_some_and(|subject| self.people[subject]);
+            before || plural || said
+        })
+    }
+
     /// A protected attribute said of people in words the phrase lists do not hold: an illness
     /// or a disability by its name ("heart disease", "diabetes"), from the knowledge file, and a
     /// colour that names a race before people ("Black students").
@@ -1553,6 +1572,9 @@ impl<'a> Reading<'a> {
         });
         if colour {
             return Some("race or ethnicity");
+        }
+        if self.origin_of_people() {
+            return Some("national origin or citizenship");
         }
         if !self.about_people {
             return None;
@@ -2340,6 +2362,9 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             ("gen x nurses versus millennial nurses", "age"),
             ("which technicians are eligible to retire", "age"),
             ("which pupils have IEPs", "disability or medical condition"),
+            ("how many Brazilian riders take the night lines", "national origin or citizenship"),
+            ("which of our guests are Canadian", "national origin or citizenship"),
+            ("Spaniards among the applicants", "national origin or citizenship"),
         ] {
             let registry = Registry::from_toml(PERMISSIVE, "ops.toml").unwrap();
             let extraction = planner_extract::Extractor::new(&registry).extract(question);
@@ -2356,6 +2381,8 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             "which tracking feeds were disabled last week",
             "the age of the oldest open contract",
             "minority-owned carrier program spend",
+            "Mexican dishes sold last month",
+            "how many English teachers are on staff",
             "a senior labor category's hourly rate",
             "accounts older than 60 days",
             "top 10 lanes by volume",
