@@ -717,7 +717,15 @@ impl Screen {
         let noun = |word: &str| self.role(word).is_people() && !PHRASES.contains_key(word);
         // A name of one word that is the registry's workforce ("techs", a role) says who.
         let workforce = |word: &str| self.workers.contains(word);
-        let (text, kept, names) = masked(question, extraction, &noun, &workforce);
+        // A value of one word that may be a verb, before a determiner or a particle, is what
+        // someone does ("which cook wastes the most", a kind of loss), not the value.
+        let verb = |word: &str, after: &str| {
+            let next = after.split(|c: char| !c.is_alphanumeric()).find(|it| !it.is_empty());
+            word.ends_with('s')
+                && self.knowledge.verb(word).is_some()
+                && next.is_some_and(|next| OPEN_AN_OBJECT.contains(&next))
+        };
+        let (text, kept, names) = masked(question, extraction, (&noun, &workforce, &verb));
         // Each name wholly blanked stands in the words as one [`NAME`], a thing.
         let mut spans = word_spans(&text);
         spans.extend(names.iter().map(|&start| (start, NAME)));
@@ -1116,24 +1124,7 @@ impl<'a> Reading<'a> {
             words
                 .get(at + 1)
                 .is_some_and(|next| next.ends_with('s') && screen.knowledge.verb(next).is_some())
-                && words.get(at + 2).is_some_and(|it| {
-                    matches!(
-                        *it,
-                        "the"
-                            | "a"
-                            | "an"
-                            | "our"
-                            | "their"
-                            | "his"
-                            | "her"
-                            | "its"
-                            | "my"
-                            | "up"
-                            | "out"
-                            | "off"
-                            | "down"
-                    )
-                })
+                && words.get(at + 2).is_some_and(|it| OPEN_AN_OBJECT.contains(it))
         };
         let modifier = |at: usize| {
             let singular = || nouns[at].is_none_or(|noun| noun.lemma() == words[at]);
@@ -1822,6 +1813,11 @@ fn is_name(kind: ParamKind) -> bool {
     }
 }
 
+/// The words that open a verb's object or complete a phrasal verb: after a plural that may be a
+/// verb ("wastes the most", "racks up"), they say it is one.
+const OPEN_AN_OBJECT: &[&str] =
+    &["the", "a", "an", "our", "their", "his", "her", "its", "my", "up", "out", "off", "down"];
+
 /// Chat abbreviations of time that are also nouns of people or things: "rn" (right now, or a
 /// registered nurse), "atm" (at the moment, or a cash machine).
 const CHAT_TIME: &[&str] = &["rn", "atm"];
@@ -1829,12 +1825,17 @@ const CHAT_TIME: &[&str] = &["rn", "atm"];
 /// The lower-cased question with the names (agencies, dictionary values, quoted names) blanked
 /// out, but for the last word of a name of several words (or the word of a name of one where
 /// `keep_alone` holds) where `keep` holds, whose starts are returned, then the starts of the
-/// names wholly blanked.
+/// names wholly blanked. A name of one word `verb` holds for (given the text after it) is left
+/// as written.
+#[expect(clippy::type_complexity, reason = "three predicates, named where they are used")]
 fn masked(
     question: &str,
     extraction: &Extraction,
-    keep: &dyn Fn(&str) -> bool,
-    keep_alone: &dyn Fn(&str) -> bool,
+    (keep, keep_alone, verb): (
+        &dyn Fn(&str) -> bool,
+        &dyn Fn(&str) -> bool,
+        &dyn Fn(&str, &str) -> bool,
+    ),
 ) -> (String, Vec<usize>, Vec<usize>) {
     let mut text = question.to_lowercase();
     let mut kept = Vec::new();
@@ -1845,6 +1846,12 @@ fn masked(
             let Some(name) = text.get(start..end) else { continue };
             let mut blanked = String::with_capacity(name.len());
             let words = word_spans(name);
+            // A value of one word that `verb` says is a verb there is no name at all.
+            if let [(_, word)] = words[..]
+                && verb(word, question.get(end..).unwrap_or(""))
+            {
+                continue;
+            }
             // Only a name of several words whose last word is kept says who ("gold members");
             // a name of one word is the proper name of a thing ("Army"), unless `keep_alone`
             // keeps it.
@@ -2090,8 +2097,11 @@ mod tests {
             questions.push(format!("Which {phrase} staff are cleared"));
         }
         for question in &questions {
-            let (text, _, _) =
-                masked(question, &planner_extract::extract(question), &|_| false, &|_| false);
+            let (text, _, _) = masked(
+                question,
+                &planner_extract::extract(question),
+                (&|_| false, &|_| false, &|_, _| false),
+            );
             let words = question_words(&text);
             let mut indexed = hits(&words);
             indexed.sort_unstable();
