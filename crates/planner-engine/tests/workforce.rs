@@ -44,9 +44,12 @@ fn the_workforce_inside_a_value_is_still_people_at_work() {
 #[test]
 fn a_verb_after_a_worker_is_what_the_worker_does() {
     let restaurants = planner("restaurants");
-    for question in
-        ["which server racks up the most voids", "Which bartender pours the most comps?"]
-    {
+    // "wastes" is also a kind of loss the registry lists: before "the most", a verb.
+    for question in [
+        "which server racks up the most voids",
+        "Which bartender pours the most comps?",
+        "which line cook wastes the most produce",
+    ] {
         assert_eq!(route(&restaurants, question), Route::Refused, "{question}");
     }
     assert_ne!(route(&restaurants, "which location racks up the most voids"), Route::Refused);
