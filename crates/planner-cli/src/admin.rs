@@ -213,7 +213,11 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
     {
         anyhow::bail!("`db reset` empties the database named by DATABASE_URL: add --yes");
     }
-    let database = Database::connect_admin(url).await?;
+    let database = match command {
+        // A status changes nothing: it reads what is there.
+        DbCommand::Status => Database::connect_inspect(url).await?,
+        _ => Database::connect_admin(url).await?,
+    };
     let result = async {
         let pool = database.owner()?;
         match command {
@@ -240,6 +244,23 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
                 } else {
                     outln!("database: DATABASE_URL");
                 }
+                let exists = |table: &'static str| async move {
+                    let found: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
+                        .bind(table)
+                        .fetch_one(pool)
+                        .await?;
+                    anyhow::Ok(found)
+                };
+                if !exists("admin.tenant").await? {
+                    outln!(
+                        "reachable: yes; migrated: no (`planner db migrate` creates planner's \
+                         schemas and roles)"
+                    );
+                    for (schema, tables) in own_schemas(pool).await? {
+                        outln!("schema {schema}: {tables} table(s)");
+                    }
+                    return Ok(ExitCode::SUCCESS);
+                }
                 outln!("reachable: yes; migrated: yes");
                 for (label, sql) in [
                     ("tenants", "SELECT count(*) FROM admin.tenant"),
@@ -251,7 +272,11 @@ pub(crate) async fn db(command: DbCommand, url: Option<&str>) -> anyhow::Result<
                 ] {
                     outln!("{label}: {}", count(pool, sql).await?);
                 }
-                let awards = count(pool, "SELECT count(*) FROM market.award").await?;
+                let awards = if exists("market.award").await? {
+                    count(pool, "SELECT count(*) FROM market.award").await?
+                } else {
+                    0
+                };
                 if awards == 0 {
                     outln!("demo dataset: not loaded");
                 } else {

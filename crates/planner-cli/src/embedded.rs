@@ -71,6 +71,8 @@ pub(crate) enum Purpose {
     Answer,
     /// Manage keys, seed or reset: as the owner; the runtime login is not needed.
     Admin,
+    /// Report what a DATABASE_URL holds: as the login given, changing nothing (no migration).
+    Inspect,
 }
 
 impl Database {
@@ -114,6 +116,12 @@ impl Database {
         Database::connect_with(url, None, Purpose::Admin).await
     }
 
+    /// Connects to look only: to `url` as given, without migrating it; or the embedded default
+    /// as [`Database::connect_admin`] does (planner's own database, migrated when it starts).
+    pub(crate) async fn connect_inspect(url: Option<&str>) -> anyhow::Result<Database> {
+        Database::connect_with(url, None, Purpose::Inspect).await
+    }
+
     #[expect(clippy::print_stderr, reason = "progress of the first start")]
     async fn connect_with(
         url: Option<&str>,
@@ -128,6 +136,9 @@ impl Database {
         if let Some(url) = url {
             planner_exec::tls::check_url(url).context("DATABASE_URL")?;
             let given = options().connect(url).await.context("cannot connect to DATABASE_URL")?;
+            if purpose == Purpose::Inspect {
+                return Ok(Database { pool: given.clone(), owner: Some(given), cluster: None });
+            }
             let privileges = planner_exec::login_privileges(&given).await?;
             if privileges.is_least_privilege() {
                 let owner = match std::env::var(OWNER_URL_VAR).ok().filter(|it| !it.is_empty()) {

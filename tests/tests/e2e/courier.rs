@@ -128,7 +128,18 @@ async fn dates(pool: &PgPool) -> Dates {
 #[sqlx::test]
 async fn the_courier_walkthrough_answers_from_an_empty_database(pool: PgPool) {
     let url = harness::url_of(&pool).await;
+    // `db status` on the empty database says it is not migrated, and changes nothing.
+    let status = planner(&["db", "status"], &url);
+    let said = String::from_utf8_lossy(&status.stdout);
+    assert!(status.status.success() && said.contains("migrated: no"), "{status:?}");
+    let (admin,): (bool,) = sqlx::query_as("SELECT to_regnamespace('admin') IS NOT NULL")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(!admin, "db status created planner's schemas");
     load(&pool, &url).await;
+    let status = planner(&["db", "status"], &url);
+    assert!(String::from_utf8_lossy(&status.stdout).contains("migrated: yes"), "{status:?}");
     // No demo data: the planner's schemas hold no tenant, the courier schemas the seed.
     let (tenants,): (i64,) =
         sqlx::query_as("SELECT count(*) FROM admin.tenant").fetch_one(&pool).await.unwrap();
