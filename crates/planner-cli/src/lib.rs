@@ -12,8 +12,9 @@
 //!   migrated and loaded with the demo dataset on first use, stopped on exit), printing the
 //!   answer's text once, then each evidence table once. `--tenant` is a tenant's UUID or name
 //!   (default: the first demo tenant when the database has it, else none). A clarifying question
-//!   is asked on the terminal; with `--json` and no answer on stdin, the `needs_input` object is
-//!   printed and `planner ask --thread ID --answer TEXT` resumes it;
+//!   is asked on the terminal (with `--json`, on stderr, only when stdin is a terminal); with
+//!   `--json` and no answer on stdin, the `needs_input` object is printed and `planner ask
+//!   --thread ID --answer TEXT` resumes it;
 //! - `planner serve [--addr 127.0.0.1:8080] [--narrator template|model]`: the HTTP API on the
 //!   same database, until Ctrl-C or SIGTERM (requests in flight finish). `--narrator model`
 //!   (with `--model-url`) has the model write each answer's text behind the faithfulness gate;
@@ -74,7 +75,7 @@ mod bench;
 mod embedded;
 mod serve;
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IsTerminal as _, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -715,13 +716,16 @@ async fn ask(
                 if !needs.suggestions.is_empty() {
                     prompt.push_str(&format!("\n(for example: {})", needs.suggestions.join(", ")));
                 }
-                if json {
+                // With --json a prompt is for a person at a terminal; a script reads the
+                // `needs_input` object instead.
+                let prompted = !json || std::io::stdin().is_terminal();
+                if json && prompted {
                     #[expect(clippy::print_stderr, reason = "the question, beside the JSON")]
                     {
                         eprint!("{prompt}\n> ");
                     }
                     std::io::stderr().flush()?;
-                } else {
+                } else if !json {
                     out!("{prompt}\n> ");
                     std::io::stdout().flush()?;
                 }
@@ -730,9 +734,11 @@ async fn ask(
                 if read == 0 && json {
                     // No answer will come (no terminal, stdin at its end): the object a
                     // script resumes from with `--thread ID --answer TEXT`.
-                    #[expect(clippy::print_stderr, reason = "ends the prompt's line")]
-                    {
-                        eprintln!();
+                    if prompted {
+                        #[expect(clippy::print_stderr, reason = "ends the prompt's line")]
+                        {
+                            eprintln!();
+                        }
                     }
                     outln!("{}", serde_json::to_string_pretty(&Outcome::NeedsInput(needs))?);
                     return Ok(ExitCode::SUCCESS);

@@ -61,10 +61,11 @@ async fn ask_json_prints_one_answer_object_for_every_route(pool: PgPool) {
     assert_eq!(refused["route"], "refused", "{refused}");
     assert!(refused["evidence"].as_array().unwrap().is_empty(), "{refused}");
 
-    // A clarification: the question on stderr, the answer from stdin, one object on stdout.
+    // A clarification: the answer from stdin, one object on stdout, and no prompt (stdin is
+    // no terminal: a script, which reads the objects).
     let clarified = ask(&url, CLARIFY, "541512\n");
     let prompt = String::from_utf8_lossy(&clarified.stderr).to_string();
-    assert!(prompt.contains("NAICS"), "{prompt}: {clarified:?}");
+    assert!(!prompt.contains("NAICS"), "{prompt}: {clarified:?}");
     let clarified = answer(&clarified);
     assert_eq!(clarified["plan"]["nodes"][0]["args"]["naics"], "541512", "{clarified}");
 
