@@ -72,6 +72,10 @@ struct BindSets {
     fan_out: Option<FanOut>,
 }
 
+/// Why a node of a tenant plane did not run for a question asked for no tenant.
+const NO_TENANT: &str = "its rows belong to a tenant, and the question was asked for none (ask \
+     with `--tenant`, or with a tenant's API key)";
+
 /// Runs every node of `plan`; the outcomes are in plan order. Node `as_of_with`, when given,
 /// reads the registry's `as_of` date in its own transaction (same plane reader, same write), so
 /// the date costs no statement of its own; the date is returned beside the outcomes.
@@ -93,6 +97,13 @@ pub(crate) async fn run_plan(
         let mut pending = Vec::new();
         let mut fan_outs: Vec<(usize, Option<FanOut>, usize)> = Vec::new();
         for index in wave {
+            // Row-level security would show a tenant plane's rows to no tenant as no rows: say
+            // why instead of answering "no rows".
+            let plane = registry.intent(plan.nodes[index].intent).query().map(|q| q.plane);
+            if tenant.is_none() && plane.is_some_and(|plane| registry.plane(plane).tenant) {
+                outcomes[index] = Some(NodeOutcome::Dropped(NO_TENANT.to_owned()));
+                continue;
+            }
             match bind_sets(registry, plan, index, &outcomes, known) {
                 Ok(BindSets { sets, fan_out }) => {
                     fan_outs.push((index, fan_out, sets.len()));

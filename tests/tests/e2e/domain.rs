@@ -100,27 +100,22 @@ async fn the_retail_domain_is_answered_from_its_registry_file(pool: PgPool) {
     let text = trend["text"].as_str().unwrap();
     assert!(text.starts_with("Recent sales trend over the 14 days to 20"), "{text}");
 
-    // A missing value is asked for with the kind's label (on stderr), and the answer on stdin
-    // is read by the same extractors.
+    // A missing value is asked for with the kind's label (in the `needs_input` object a script
+    // reads), and the answer on stdin is read by the same extractors.
     let tenant = planner_dataset::DEMO_TENANTS[0].id.to_string();
     let registry = registry("retail");
-    let output = planner(
-        &[
-            "ask",
-            "--json",
-            "--registry",
-            &registry,
-            "--tenant",
-            &tenant,
-            "What were sales by region in 2024?",
-        ],
-        Some(&url),
-        "New England\n",
-    );
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("Which region do you mean?"),
-        "{output:?}"
-    );
+    let args = [
+        "ask",
+        "--json",
+        "--registry",
+        &registry,
+        "--tenant",
+        &tenant,
+        "What were sales by region in 2024?",
+    ];
+    let needs = json(&planner(&args, Some(&url), ""));
+    assert_eq!(needs["question"], "Which region do you mean?", "{needs}");
+    let output = planner(&args, Some(&url), "New England\n");
     let clarified = json(&output);
     assert_eq!(clarified["plan"]["nodes"][0]["args"]["region"], "northeast", "{clarified}");
     assert_eq!(rows(&clarified, "sales_by_region"), 12, "{clarified}");
