@@ -235,3 +235,16 @@ async fn a_windowed_answer_reads_its_date_in_the_same_round_trip(pool: PgPool) {
     assert!(answer.text.contains("over the 18 months to 20"), "{}", answer.text);
     assert_eq!(after.primary_round_trips - before.primary_round_trips, 2);
 }
+
+#[sqlx::test]
+async fn a_tenant_plane_asked_for_no_tenant_says_why(pool: PgPool) {
+    seeded(&pool).await;
+    let engine = Engine::new(config(), pool.clone());
+    let mut asked = ask("How many of our bench hold TS/SCI?");
+    asked.tenant = None;
+    let answer = answered(engine.ask(asked).await.unwrap());
+    assert!(answer.evidence.is_empty(), "{answer:?}");
+    let dropped = &answer.dropped[0];
+    assert!(dropped.reason.contains("belong to a tenant"), "{dropped:?}");
+    assert!(answer.text.contains("belong to a tenant"), "{}", answer.text);
+}
