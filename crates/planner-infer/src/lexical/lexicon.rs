@@ -1113,7 +1113,7 @@ fn inside(ranges: &[(usize, usize)], at: usize) -> bool {
 
 /// Lower-case alphanumeric words with their byte offsets; apostrophes are dropped (`vendor's`
 /// → `vendors`). Sentence and clause punctuation (`?` `!` `;` `:`, and `,` `.` before a space)
-/// becomes [`STOP`].
+/// becomes [`STOP`]; `&` or `+` between spaces, the word "and".
 fn words(text: &str) -> Vec<(String, usize)> {
     let mut out: Vec<(String, usize)> = Vec::with_capacity(text.len() / 5 + 4);
     let mut word = String::with_capacity(WORD_CAPACITY);
@@ -1147,6 +1147,13 @@ fn words(text: &str) -> Vec<(String, usize)> {
             out.push((std::mem::replace(&mut word, String::with_capacity(WORD_CAPACITY)), start));
         }
         let next_is_space = chars.peek().is_none_or(|(_, next)| next.is_whitespace());
+        // A sign standing for "and" between spaces joins asks as the word does ("turnover +
+        // rent growth", "sales & margin"); inside a word ("R&D", "P&L") it is part of a name.
+        let before_is_space = text[..at].chars().next_back().is_none_or(char::is_whitespace);
+        if matches!(ch, '&' | '+') && before_is_space && next_is_space {
+            out.push(("and".to_owned(), at));
+            continue;
+        }
         let breaks = matches!(ch, '?' | '!' | ';' | ':' | '\n')
             || (matches!(ch, ',' | '.') && next_is_space);
         if breaks && out.last().is_some_and(|(last, _)| last != STOP) {
@@ -1404,6 +1411,16 @@ mod tests {
         }
         // Any other apostrophe is dropped, its word kept whole.
         assert_eq!(words("the vendor's awards")[1].0, "vendors");
+    }
+
+    #[test]
+    fn a_sign_for_and_between_spaces_splits_asks() {
+        let split =
+            |text: &str| Lexicon::new().terms(text, &[], &[]).contains(&Cow::Borrowed(SPLIT));
+        assert!(split("churn + retention"));
+        assert!(split("churn & retention"));
+        assert!(!split("R&D spend"));
+        assert!(!split("churn+retention"));
     }
 
     #[test]
