@@ -41,9 +41,41 @@ impl Reading<'_> {
         });
         if let Some((index, _)) = about {
             self.chosen = vec![index];
-        } else if self.unknown && !pointing {
+        } else if self.unknown && !pointing && !self.says_a_name() {
             self.chosen.clear();
         }
+    }
+
+    /// Whether the question writes a name the registry does not know (a capitalised word past
+    /// a sentence's first, outside every value the extractors read, no term of the registry):
+    /// said where a value goes ("the rent roll for Columbus"), it is the one thing meant, in
+    /// words the extractors do not read, and the user is asked which.
+    fn says_a_name(&self) -> bool {
+        let question = self.question;
+        let mut sentence_start = true;
+        let mut start = None;
+        for (at, c) in question.char_indices().chain(std::iter::once((question.len(), ' '))) {
+            if c.is_alphanumeric() {
+                start.get_or_insert(at);
+                continue;
+            }
+            if let Some(from) = start.take() {
+                let word = &question[from..at];
+                let capitalised = word.len() > 1
+                    && word.chars().next().is_some_and(char::is_uppercase)
+                    && word.chars().skip(1).all(char::is_lowercase);
+                let valued = self.spans.iter().any(|span| span.start <= from && from < span.end);
+                if capitalised && !sentence_start && !valued {
+                    let stem = super::super::lexicon::stem(&word.to_lowercase());
+                    if !self.proposer.terms.contains_key(&stem) {
+                        return true;
+                    }
+                }
+                sentence_start = false;
+            }
+            sentence_start |= matches!(c, '.' | '?' | '!' | ':');
+        }
+        false
     }
 
     /// Whether intent `index` lacks a required value, every one it lacks of a distinctive kind
