@@ -113,6 +113,9 @@ const TIME_WORDS: &[&str] = &[
     "ytd",
     "qtd",
     "mtd",
+    "week",
+    "yesterday",
+    "today",
 ];
 
 /// Counts written as words, by value.
@@ -874,9 +877,11 @@ impl Declared {
                 if let Some((end, (start, stop))) = range_at(words, i, *fiscal_year_start) {
                     push(i, end, Pending::Range(start, stop));
                 }
+                // Where a duration kind reads lengths, "last week" is the past 7 days as people
+                // mostly mean it, the duration's words, not the calendar week.
                 if *relative
                     && let Some((end, start, stop)) = relative_at(words, i)
-                    && (*rolling || matches!(stop, Relative::To(_)))
+                    && (*rolling || (matches!(stop, Relative::To(_)) && !start.starts_with("@W")))
                 {
                     push(i, end, Pending::Relative(start, stop));
                 }
@@ -1819,7 +1824,8 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
 }
 
 /// A period relative to the data's date at word `i`: "last year", "this quarter", "year to
-/// date", "YTD", "the past 6 months", "last 2 years", "previous month". One past its last word,
+/// date", "YTD", "the past 6 months", "last 2 years", "previous month", "last week" (the
+/// calendar week before the data's, Monday to Sunday), "yesterday", "today". One past its last word,
 /// the start bound and the end (see `planner_registry::resolve_bound`). A rolling period's start
 /// is the end's offset, so `Relative::Past` carries its length.
 fn relative_at(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {
@@ -1828,6 +1834,7 @@ fn relative_at(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Rela
         "year" => Some(('Y', 12)),
         "quarter" => Some(('Q', 3)),
         "month" => Some(('M', 1)),
+        "week" => Some(('W', 0)),
         _ => None,
     };
     let calendar = |anchor: char, last: bool| -> (&'static str, Relative) {
@@ -1835,12 +1842,20 @@ fn relative_at(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Rela
             ('Y', true) => ("@Y-12m", Relative::To("@Y")),
             ('Q', true) => ("@Q-3m", Relative::To("@Q")),
             ('M', true) => ("@M-1m", Relative::To("@M")),
+            ('W', true) => ("@W-7d", Relative::To("@W")),
             ('Y', false) => ("@Y", Relative::To(TO_DATE)),
             ('Q', false) => ("@Q", Relative::To(TO_DATE)),
+            ('W', false) => ("@W", Relative::To(TO_DATE)),
             _ => ("@M", Relative::To(TO_DATE)),
         }
     };
     let head = words.lower(i);
+    // "yesterday", "today": one day.
+    match head {
+        "yesterday" => return Some((i + 1, "@D-1d", Relative::To("@D"))),
+        "today" => return Some((i + 1, "@D", Relative::To(TO_DATE))),
+        _ => {}
+    }
     // "YTD", "QTD", "MTD".
     let to_date = match head {
         "ytd" => Some('Y'),

@@ -78,11 +78,13 @@
 //!
 //! **Relative periods.** A `date_range` kind of a registry with an `as_of` query also reads
 //! periods relative to the data's date: "last year", "this year", "year to date" (and "YTD"),
-//! "last quarter", "this quarter", "last month", and, when no `duration` kind reads those words,
-//! "the past 6 months", "the last 2 years", "the past 14 days". `relative = false` turns this
-//! off; `relative = true` without `as_of` is an error. Such a value is two relative bounds, `@`
-//! and an anchor (`Y` the first day of the data date's year, `Q` of its quarter, `M` of its
-//! month, `D` the date itself) followed by offsets in months or days: last year is
+//! "last quarter", "this quarter", "last month", "yesterday", "today", and, when no `duration`
+//! kind reads those words, "last week", "this week" (calendar weeks, Monday first), "the past 6
+//! months", "the last 2 years", "the past 14 days" (where a `duration` kind is declared, "last
+//! week" is its 7 days). `relative = false` turns this off; `relative = true` without `as_of` is
+//! an error. Such a value is two relative bounds, `@` and an anchor (`Y` the first day of the
+//! data date's year, `Q` of its quarter, `M` of its month, `W` of its week, `D` the date itself)
+//! followed by offsets in months or days: last year is
 //! `["@Y-12m", "@Y"]`, the year to date `["@Y", "@D+1d"]`, the past 6 months
 //! `["@D+1d-6m", "@D+1d"]`. Plans show the bounds as read; when a plan runs, the engine reads
 //! the `as_of` date first and binds the resolved ISO days ([`resolve_period`]), so the same

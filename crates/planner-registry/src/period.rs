@@ -3,7 +3,8 @@
 //! plan runs, so the same question over the same data always means the same days.
 //!
 //! A relative bound is `@` and an anchor, then offsets applied in order: `Y` the first day of
-//! the `as_of` date's year, `Q` of its quarter, `M` of its month, `D` the `as_of` day itself;
+//! the `as_of` date's year, `Q` of its quarter, `M` of its month, `W` of its week (the Monday,
+//! as ISO 8601 starts a week), `D` the `as_of` day itself;
 //! an offset is a sign, a count and `m` (months) or `d` (days). `["@Y-12m", "@Y"]` is last
 //! calendar year; `["@Y", "@D+1d"]` is the year to date, the `as_of` day included (ranges are
 //! `[start, end)`).
@@ -26,6 +27,7 @@ pub fn resolve_bound(bound: &str, as_of: &str) -> Option<String> {
         'Y' => day = Day { month: 1, day: 1, ..day },
         'Q' => day = Day { month: (day.month - 1) / 3 * 3 + 1, day: 1, ..day },
         'M' => day = Day { day: 1, ..day },
+        'W' => day = day.plus_days(-i32::from(day.weekday()))?,
         'D' => {}
         _ => return None,
     }
@@ -223,6 +225,18 @@ impl Day {
         }
     }
 
+    /// Days since the week's Monday: 0 on a Monday, 6 on a Sunday (Sakamoto's method).
+    fn weekday(self) -> u8 {
+        const OFFSETS: [i32; 12] = [0, 3, 2, 5, 0, 3, 5, 1, 4, 6, 2, 4];
+        let year = if self.month < 3 { self.year - 1 } else { self.year };
+        let sunday_first = (year + year.div_euclid(4) - year.div_euclid(100)
+            + year.div_euclid(400)
+            + OFFSETS[usize::from(self.month - 1)]
+            + i32::from(self.day))
+        .rem_euclid(7);
+        u8::try_from((sunday_first + 6) % 7).unwrap_or(0)
+    }
+
     fn iso(self) -> String {
         format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
     }
@@ -238,6 +252,11 @@ mod tests {
         assert_eq!(at("@Y-12m"), "2024-01-01");
         assert_eq!(at("@Y"), "2025-01-01");
         assert_eq!(at("@D+1d"), "2025-08-16");
+        // 2025-08-15 is a Friday: its week began on Monday the 11th.
+        assert_eq!(at("@W"), "2025-08-11");
+        assert_eq!(at("@W-7d"), "2025-08-04");
+        assert_eq!(resolve_bound("@W", "2025-08-11").unwrap(), "2025-08-11");
+        assert_eq!(resolve_bound("@W", "2024-01-07").unwrap(), "2024-01-01");
         assert_eq!(at("@Q-3m"), "2025-04-01");
         assert_eq!(at("@Q"), "2025-07-01");
         assert_eq!(at("@M-1m"), "2025-07-01");

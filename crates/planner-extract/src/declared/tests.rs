@@ -711,6 +711,8 @@ fn relative_periods_are_read_when_the_registry_has_the_data_date() {
         ("returns last quarter", range("@Q-3m", "@Q")),
         ("returns previous month", range("@M-1m", "@M")),
         ("sales this quarter", range("@Q", "@D+1d")),
+        ("what did we sell yesterday", range("@D-1d", "@D")),
+        ("sales today", range("@D", "@D+1d")),
     ] {
         assert_eq!(value(&r, &x.extract(question), "period"), Some(expected), "{question}");
         // A calendar period is not read as a length.
@@ -727,6 +729,8 @@ fn relative_periods_are_read_when_the_registry_has_the_data_date() {
         ("sales over the last 2 years", range("@D+1d-24m", "@D+1d")),
         ("tickets in the past 14 days", range("@D+1d-14d", "@D+1d")),
         ("last year", range("@Y-12m", "@Y")),
+        ("returns last week", range("@W-7d", "@W")),
+        ("sales this week", range("@W", "@D+1d")),
     ] {
         assert_eq!(value(&r, &x.extract(question), "period"), Some(expected), "{question}");
     }
