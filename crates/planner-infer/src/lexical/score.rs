@@ -52,8 +52,13 @@ impl LexicalProposer {
                 continue;
             };
             keep_best(if fallback { &mut anchored_best } else { &mut best }, index, score);
-            if !fallback && ranking.is_some_and(|column| self.intents[index].weights[column] > 0.0)
-            {
+            // It ranks what the ask names: a decisive term of the ask besides the superlative
+            // is its own ("the highest no-show rate" ranks no-shows, not the top sellers).
+            let intent = &self.intents[index];
+            let names = columns.iter().any(|&column| {
+                Some(column) != ranking && self.decisive[column] && intent.weights[column] > 0.0
+            });
+            if !fallback && names && ranking.is_some_and(|column| intent.weights[column] > 0.0) {
                 keep_best(&mut ranked_best, index, score);
             }
         }

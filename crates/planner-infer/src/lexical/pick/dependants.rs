@@ -40,7 +40,9 @@ impl Reading<'_> {
                     .name_terms
                     .iter()
                     .filter(|(column, _)| {
-                        self.heard.contains(column)
+                        // A superlative heard as `top` says how the ask ranks, not whom.
+                        Some(*column) != proposer.top
+                            && self.heard.contains(column)
                             && !intent.names_missing(*column, self.available)
                             && self
                                 .chosen

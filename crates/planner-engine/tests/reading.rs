@@ -1,0 +1,38 @@
+//! How questions are read on registries a new user wrote (`fixtures/domains/property` and
+//! `restaurants`): a name the registry does not know, said where a value goes, is the one thing
+//! meant (the user is asked which); a superlative ranks what the ask names, not whatever intent
+//! ranks.
+
+use std::path::Path;
+
+#[path = "support/planned.rs"]
+mod planned;
+
+use planner_engine::{Planner, Route};
+use planner_registry::Registry;
+
+fn planner(domain: &str) -> Planner {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/domains").join(domain);
+    let text = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
+    let files = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| e.to_string());
+    Planner::new(Registry::from_toml_with(&text, "registry.toml", &files).unwrap(), None, 1)
+}
+
+#[test]
+fn an_unknown_name_where_a_value_goes_is_asked_about() {
+    let planner = planner("property");
+    assert_eq!(planned::planned(&planner, "rent roll for Dayton").0, Route::Clarify);
+    assert_eq!(planned::planned(&planner, "the rent roll please").0, Route::Clarify);
+}
+
+#[test]
+fn a_superlative_ranks_what_the_ask_names() {
+    let planner = planner("restaurants");
+    for (question, intent) in [
+        ("which store had the highest no-show rate in 2024", "reservations_no_shows"),
+        ("where is the labor % running hottest this year?", "labor_cost"),
+    ] {
+        let (route, intents, _) = planned::planned(&planner, question);
+        assert_eq!((route, intents), (Route::Single, vec![intent.to_owned()]), "{question}");
+    }
+}
