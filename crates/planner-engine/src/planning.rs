@@ -702,6 +702,7 @@ impl Planner {
                 suggestions.extend(listed);
             } else {
                 asks.push(format!("{} do you mean?", which(&self.registry, kind)));
+                suggestions.extend(examples_of(&self.registry, kind));
             }
         }
         (asks.join(" "), suggestions)
@@ -762,6 +763,25 @@ impl Planner {
             }
         }
     }
+}
+
+/// The most values of a kind a clarifying question lists as suggestions: a vocabulary larger
+/// than this is no list to choose from.
+const SUGGESTED: usize = 12;
+
+/// Every value of a declared kind with a small closed vocabulary, to suggest with a clarifying
+/// question: a dictionary's values in its order, a code list's codes sorted. Nothing for an
+/// open kind or one of more than [`SUGGESTED`] values.
+fn examples_of(registry: &Registry, kind: ParamKind) -> Vec<String> {
+    let Some(spec) = registry.kind_spec(kind) else { return Vec::new() };
+    let values: Vec<String> = match &spec.body {
+        planner_registry::KindBody::Dictionary { entries, .. } => {
+            entries.iter().map(|entry| entry.value.clone()).collect()
+        }
+        planner_registry::KindBody::Code { codes, .. } => codes.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    if values.len() > SUGGESTED { Vec::new() } else { values }
 }
 
 /// The noun of a kind: its declared label, or the built-in kind's noun.
@@ -841,4 +861,27 @@ pub fn intent_set(registry: &Registry, plan: &Plan) -> BTreeSet<String> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod suggestion_tests {
+    use std::path::Path;
+
+    use planner_registry::Registry;
+
+    use super::examples_of;
+
+    #[test]
+    fn a_small_vocabulary_is_suggested_whole_and_a_large_one_not_at_all() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/domains/property");
+        let text = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
+        let files = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| e.to_string());
+        let registry = Registry::from_toml_with(&text, "registry.toml", &files).unwrap();
+        let kind = |label: &str| {
+            registry.kinds().iter().find(|spec| spec.label == label).map(|spec| spec.kind).unwrap()
+        };
+        assert_eq!(examples_of(&registry, kind("priority")), ["routine", "urgent", "emergency"]);
+        // 290 unit codes: no list to choose from.
+        assert!(examples_of(&registry, kind("unit")).is_empty());
+    }
 }
