@@ -8,7 +8,8 @@
 //! given ones) and that take the values given; a required param nothing can provide costs a
 //! factor. Principles: a value few intents take anchors a strong term that is not decisive
 //! (in a small registry a common term's weight alone may not reach the gain); an ask that ranks
-//! is answered by an intent that ranks when one qualifies.
+//! is answered by an intent that ranks when one qualifies and a decisive term of the ask besides
+//! the superlative is its own (it ranks what the ask names).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -8,7 +8,9 @@
 //! question's terms weigh most for is chosen (the user is then asked which one). Failing that,
 //! in a question that says words the registry does not know and points at nothing ("my",
 //! "that"), the ask is for something the registry does not hold ("the average shipping time
-//! for online orders": no one order is meant): nothing is picked.
+//! for online orders": no one order is meant): nothing is picked, unless the question writes a
+//! name the registry does not know outside every value ("the rent roll for Dayton"): that name
+//! is the one thing meant, and the user is asked which.
 
 use super::super::Naming;
 use super::{Reading, keep_best};
