@@ -812,7 +812,8 @@ fn which(registry: &Registry, kind: ParamKind) -> String {
 }
 
 /// Whether a question refers back to what another of its asks names: a pronoun for things
-/// named before ("they", "them", "their", "those", "these") or "each of them".
+/// named before ("they", "them", "their", "those", "these", "its"), "each of them" or "the
+/// same" ("its vendor", "the same vendor": the one the other ask gives).
 fn refers_back(question: &str) -> bool {
     let words: Vec<String> = question
         .split(|c: char| !c.is_alphanumeric())
@@ -820,8 +821,9 @@ fn refers_back(question: &str) -> bool {
         .map(str::to_ascii_lowercase)
         .collect();
     words.iter().enumerate().any(|(i, word)| {
-        matches!(word.as_str(), "they" | "them" | "their" | "theirs" | "those" | "these")
+        matches!(word.as_str(), "they" | "them" | "their" | "theirs" | "those" | "these" | "its")
             || (word == "each" && words.get(i + 1).is_some_and(|next| next == "of"))
+            || (word == "same" && i > 0 && words[i - 1] == "the")
     })
 }
 

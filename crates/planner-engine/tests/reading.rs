@@ -36,3 +36,22 @@ fn a_superlative_ranks_what_the_ask_names() {
         assert_eq!((route, intents), (Route::Single, vec![intent.to_owned()]), "{question}");
     }
 }
+
+#[test]
+fn its_and_the_same_refer_back_through_an_optional_edge() {
+    let planner = planner("property");
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    for question in [
+        "who did WO-104200, and what have we paid its vendor in 2025?",
+        "who did WO-104200, and what have we paid the same vendor in 2025?",
+    ] {
+        let report =
+            runtime.block_on(planner_engine::plan_report(&planner, question, &[])).unwrap();
+        let plan = serde_json::to_value(&report.plan).unwrap();
+        let edges = plan["edges"].as_array().unwrap();
+        assert!(
+            edges.iter().any(|edge| edge["to"] == "vendor_spend" && edge["param"] == "vendor"),
+            "{question}: {plan}"
+        );
+    }
+}
