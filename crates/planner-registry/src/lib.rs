@@ -44,7 +44,21 @@
 //!
 //! The executor runs each plane as a database role of its kind (see planner-exec's `Reader`),
 //! which holds SELECT on the matching schemas only: the same boundary, enforced a second time by
-//! PostgreSQL.
+//! PostgreSQL. A team's own schema grants those roles itself (`planner db migrate` creates them):
+//!
+//! | plane | role | what the schema grants it |
+//! |---|---|---|
+//! | `counts = true` (tenant or not) | `planner_read_bench` | `USAGE` on the plane's schemas, `SELECT` on their tables |
+//! | `tenant = true` | `planner_read_tenant` | the same |
+//! | neither | `planner_read_public` | the same |
+//!
+//! A tenant plane's rows carry the tenant's id (`admin.tenant (id)`, created by `planner keys
+//! create --tenant NAME --new-tenant` or an `INSERT` by the owner), and each of its tables
+//! enables and forces row-level security with a policy on the setting the executor makes for
+//! the question's tenant in every transaction:
+//! `USING (tenant_id = NULLIF(current_setting('planner.tenant', true), '')::uuid)`. A question
+//! asked for no tenant runs no intent of a tenant plane (the answer says why).
+//! `fixtures/domains/property/migrations/0001_schema.sql` has such a schema.
 //! ## `[kinds]`: parameter kinds a file declares
 //!
 //! Besides the built-in kinds, a file may declare its own, each an instance of a generic
