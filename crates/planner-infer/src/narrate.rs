@@ -177,12 +177,17 @@ fn table_paragraph(table: &EvidenceTable, stated: usize) -> String {
         }
     }
     end_sentence(&mut out);
-    // Every suppressed cell, by its column and its row's label.
+    // Every suppressed cell, by its column and its row's label; by all its row's text cells
+    // where another row has the same label ("role is busser, employment is part_time").
+    let labels: Vec<Option<(String, String)>> =
+        table.rows.iter().map(|row| row_label(table, row)).collect();
     let withheld: Vec<String> = table
         .rows
         .iter()
-        .flat_map(|row| {
-            let label = row_label(table, row);
+        .zip(&labels)
+        .flat_map(|(row, label)| {
+            let shared = label.is_some() && labels.iter().filter(|it| *it == label).count() > 1;
+            let label = if shared { row_labels(table, row) } else { label.clone() };
             row.iter().enumerate().filter_map(move |(position, cell)| match cell {
                 Cell::Suppressed { k } => Some(match &label {
                     Some((label_column, label)) => format!(
@@ -234,6 +239,23 @@ fn row_label(table: &EvidenceTable, row: &[Cell]) -> Option<(String, String)> {
         }
         _ => None,
     })
+}
+
+/// [`row_label`] of every text cell of `row`: the first column's name, then its value and the
+/// other text cells, each with its column ("role", "busser, employment is part_time").
+fn row_labels(table: &EvidenceTable, row: &[Cell]) -> Option<(String, String)> {
+    let mut texts = row.iter().enumerate().filter_map(|(position, cell)| match cell {
+        Cell::Text(text) => {
+            Some((words(table.columns.get(position).map_or("label", String::as_str)), text))
+        }
+        _ => None,
+    });
+    let (first_column, first) = texts.next()?;
+    let mut value = first.clone();
+    for (column, text) in texts {
+        let _ = write!(value, ", {column} is {text}");
+    }
+    Some((first_column, value))
 }
 
 /// One row: its subject (the value of the label column, `label`; else its text cells with their
@@ -465,6 +487,25 @@ mod tests {
             columns: columns.iter().map(|it| (*it).to_owned()).collect(),
             rows,
             ..EvidenceTable::default()
+        }
+    }
+
+    #[test]
+    fn a_withheld_cell_names_its_row_by_every_text_cell_where_its_label_repeats() {
+        let staff = table(
+            &["role", "employment", "employees"],
+            vec![
+                vec![text("busser"), text("full_time"), Cell::Suppressed { k: 5 }],
+                vec![text("busser"), text("part_time"), Cell::Suppressed { k: 5 }],
+                vec![text("server"), text("full_time"), Cell::Int(12)],
+            ],
+        );
+        let paragraph = table_paragraph(&staff, 5);
+        for said in [
+            "employees where role is busser, employment is full_time (fewer than 5)",
+            "employees where role is busser, employment is part_time (fewer than 5)",
+        ] {
+            assert!(paragraph.contains(said), "{paragraph}");
         }
     }
 
