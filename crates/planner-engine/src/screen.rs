@@ -494,7 +494,7 @@ const EMPLOYMENT_DECISIONS: &[&[&str]] = &[
     &["spiffs"],
 ];
 
-/// Idioms that single out one of a team ("a dead weight", "carrying the team"): said of
+/// Idioms that single out one of a team ("a dead weight"): said of
 /// words that may name workers, they pick individuals out; said of schools or a department,
 /// they rank things.
 const SINGLING_OUT: &[&[&str]] = &[
@@ -721,9 +721,7 @@ impl Screen {
         // someone does ("which cook wastes the most", a kind of loss), not the value.
         let verb = |word: &str, after: &str| {
             let next = after.split(|c: char| !c.is_alphanumeric()).find(|it| !it.is_empty());
-            word.ends_with('s')
-                && self.knowledge.verb(word).is_some()
-                && next.is_some_and(|next| OPEN_AN_OBJECT.contains(&next))
+            verb_before_object(self.knowledge, word, next)
         };
         let (text, kept, names) = masked(question, extraction, (&noun, &workforce, &verb));
         // Each name wholly blanked stands in the words as one [`NAME`], a thing.
@@ -1121,10 +1119,9 @@ impl<'a> Reading<'a> {
         // does ("which cook wastes the most food", "which server racks up the most voids"):
         // the word before it is its subject, not a modifier.
         let verb_after = |at: usize| {
-            words
-                .get(at + 1)
-                .is_some_and(|next| next.ends_with('s') && screen.knowledge.verb(next).is_some())
-                && words.get(at + 2).is_some_and(|it| OPEN_AN_OBJECT.contains(it))
+            words.get(at + 1).is_some_and(|next| {
+                verb_before_object(screen.knowledge, next, words.get(at + 2).copied())
+            })
         };
         let modifier = |at: usize| {
             let singular = || nouns[at].is_none_or(|noun| noun.lemma() == words[at]);
@@ -1240,8 +1237,8 @@ impl<'a> Reading<'a> {
             {
                 head += 1;
             }
-            // A possessor is the phrase's determiner: "last month's applicants" is headed by
-            // the applicants.
+            // A possessor is the phrase's determiner: "last year's hires" is headed by the
+            // hires.
             if self.words.get(head + 1) == Some(&"s")
                 && head + 2 < self.words.len()
                 && self.in_phrase(head + 2)
@@ -1533,6 +1530,10 @@ impl<'a> Reading<'a> {
     /// said of people: before them, as them, or of them through a linking verb. A language
     /// before people at work is what they teach or speak ("English teachers").
     fn origin_of_people(&self) -> bool {
+        // Every reading below is said of a word of people: without one, no look-up.
+        if !self.people.contains(&true) {
+            return false;
+        }
         let words = self.words;
         let origin =
             |at: usize| self.screen.knowledge.word(words[at]).filter(|word| word.is_origin());
@@ -1818,6 +1819,14 @@ fn is_name(kind: ParamKind) -> bool {
 const OPEN_AN_OBJECT: &[&str] =
     &["the", "a", "an", "our", "their", "his", "her", "its", "my", "up", "out", "off", "down"];
 
+/// Whether `word`, a form in -s that may be a verb, is one because `next` opens its object or
+/// completes it ([`OPEN_AN_OBJECT`]).
+fn verb_before_object(knowledge: &Knowledge, word: &str, next: Option<&str>) -> bool {
+    word.ends_with('s')
+        && next.is_some_and(|next| OPEN_AN_OBJECT.contains(&next))
+        && knowledge.verb(word).is_some()
+}
+
 /// Chat abbreviations of time that are also nouns of people or things: "rn" (right now, or a
 /// registered nurse), "atm" (at the moment, or a cash machine).
 const CHAT_TIME: &[&str] = &["rn", "atm"];
@@ -1878,7 +1887,7 @@ fn masked(
 
 /// The last words of every way a dictionary value is written when one of them names people
 /// the registry declares at work: the other ways name the same people ("techs" of a role
-/// written "maintenance technicians"), unless the registry makes the word a thing (the
+/// written "field technicians"), unless the registry makes the word a thing (the
 /// "roles" of "all roles", a role list labelled "staff role").
 fn workforce_aliases(registry: &Registry, workers: &Words, things: &Words) -> Vec<String> {
     let mut found = Vec::new();

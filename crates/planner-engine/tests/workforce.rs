@@ -1,6 +1,6 @@
 //! Picking out workers on registries a new user wrote (`fixtures/domains/property` and
 //! `restaurants`, each with a `workforce = true` plane): the registry's workforce named inside a
-//! value ("maintenance technicians" of a role list), or by another way of writing that value
+//! value (a role list's value naming the workers), or by another way of writing that value
 //! ("techs"), is still people at work, and a plural that is a verb before a determiner is what
 //! its subject does ("which server racks up the most voids"). Counting them stays answerable.
 

@@ -398,7 +398,7 @@ fn phrase_nouns(
             break;
         }
         let written = text.get(*position..*position + current.len()).unwrap_or("");
-        // A capitalised word past the question's first is a name ("Copper Kettle Bakery").
+        // A capitalised word past the question's first is a name ("Harbour Lane Deli").
         // People the registry does not name ("shoppers", "kids") are who a figure is about,
         // not the figure; people it names are a known thing ("the vendor's revenue"). A word
         // WordNet does not know (jargon, an acronym, a slip of the keyboard) says nothing

@@ -215,7 +215,7 @@ fn columns(fields: &Fields) -> Columns {
 }
 
 /// Per column, whether the term decides a pick, and whether it is a keyword said whole that is
-/// not heard: one whose other words would say something alone ("who won", "how many partners")
+/// not heard: one whose other words would say something alone ("who won", "how many branches")
 /// rather than being names' or keywords' of many intents ("new tickets": "ticket" is nearly
 /// every intent's). The lexicon forgets such a keyword.
 fn decisive_terms(columns: &Columns, lexicon: &mut Lexicon) -> (Vec<bool>, Vec<bool>) {

@@ -1020,7 +1020,7 @@ impl Lexicon {
     }
 
     /// The thesaurus phrase starting at stem `at`, if any: its concepts emitted (none for a
-    /// split inside a param value or between two: "TS/SCI and SI/TK"), with where it ends and
+    /// split inside a param value or between two: "the gold and silver tiers"), with where it ends and
     /// whether it splits the segment.
     fn phrase_at(
         &self,

@@ -81,7 +81,7 @@ impl Reading<'_> {
         let proposer = self.proposer;
         let segment = &self.segments[position];
         // Answered by its own best pick, the ask may still say a term only one intent names or
-        // lists, that no chosen intent has ("and what was in each of those orders?").
+        // lists, that no chosen intent has ("and what was on each of those invoices?").
         let unheard: Vec<usize> = segment
             .columns
             .iter()

@@ -2,7 +2,7 @@
 //!
 //! Principle: values say what a question is about when its words do not. A question of values
 //! alone ("platinum members in the Southwest", no other word the registry knows or not), or
-//! whose known words pick nothing ("monthly numbers for BR-3003 in Q2 2024": "monthly" is
+//! whose known words pick nothing ("weekly figures for AB-1234 in Q3 2024": "weekly" is
 //! another intent's, which lacks a value), asks for the one intent that requires a distinctive
 //! kind the question gives, gets every param it requires and takes every value given; failing
 //! that, the one taking a rare optional kind the question gives ("online and marketplace
