@@ -184,7 +184,11 @@ fn eval(name: &str, corpus: &str, examples: bool) -> Value {
 /// intent answers, most naming a known value. Property management and a restaurant group are
 /// the fourth round's pair: `first-sight.jsonl` (100 each, blind, first sight on `a442a46`),
 /// `dev.jsonl` and `people-dev.jsonl` (60 and 30, written from the README by a third person, then
-/// read); schools' `people-8.jsonl` is the round's blind people corpus. Every row reads the
+/// read); schools' `people-8.jsonl` is the round's blind people corpus. A car rental company
+/// and a property-and-casualty insurer's claims operation are the fifth round's pair, written
+/// the same way: `first-sight.jsonl` (100 each, blind, first sight on `91f47f6`) and `dev.jsonl`
+/// (60 each, read); restaurants' `people-9.jsonl` (40, blind) is the round's people corpus.
+/// Every row reads the
 /// registry without its `examples` (`--without-examples`): what the registry's other words
 /// alone plan.
 #[test]
@@ -292,6 +296,11 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("restaurants", "first-sight.jsonl", 0.72, 0.68, 0.89, 0.66, 0),
         ("restaurants", "dev.jsonl", 0.69, 0.7, 1.0, 1.0, 0),
         ("restaurants", "people-dev.jsonl", 0.8, 0.96, 1.0, 1.0, 0),
+        ("restaurants", "people-9.jsonl", 0.68, 0.82, 1.0, 0.95, 2),
+        ("rental", "first-sight.jsonl", 0.87, 0.79, 0.98, 0.83, 0),
+        ("rental", "dev.jsonl", 0.66, 0.7, 0.96, 0.87, 0),
+        ("insurance", "first-sight.jsonl", 0.8, 0.78, 0.92, 1.0, 1),
+        ("insurance", "dev.jsonl", 0.77, 0.78, 0.8, 1.0, 1),
     ] {
         let floors = (intent_floor, route_floor, args_floor, refusal_floor, false_refusals);
         assert_floors(&format!("{name}/{file}"), &eval(name, file, false), floors);
@@ -327,7 +336,8 @@ fn assert_floors(corpus: &str, scores: &Value, floors: (f64, f64, f64, f64, u64)
 }
 
 /// The six unseen domains' registries carry `examples` written from each domain's README alone
-/// (at most five an intent, never from a corpus), and the restaurant group's its author's own:
+/// (at most five an intent, never from a corpus), and the restaurant group's, the car rental
+/// company's and the insurer's their authors' own:
 /// their blind `first-sight.jsonl` scores with the examples read, as floors. [`the_other_domains_corpora_keep_their_scores`] reads the same
 /// registries without them.
 #[test]
@@ -340,6 +350,8 @@ fn the_unseen_domains_first_sight_with_their_examples() {
         ("schools", (0.88, 0.85, 0.92, 1.0, 2)),
         ("transit", (0.66, 0.71, 0.93, 1.0, 1)),
         ("restaurants", (0.72, 0.67, 0.89, 0.66, 0)),
+        ("rental", (0.88, 0.81, 0.98, 0.83, 0)),
+        ("insurance", (0.8, 0.77, 0.92, 1.0, 1)),
     ] {
         let scores = eval(name, "first-sight.jsonl", true);
         assert_floors(&format!("{name}/first-sight.jsonl"), &scores, floors);
