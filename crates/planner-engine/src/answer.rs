@@ -142,6 +142,7 @@ pub(crate) fn render_cell(cell: &Cell) -> String {
         Cell::Decimal(d) => d.to_string(),
         Cell::Date(d) => d.format("%Y-%m-%d").to_string(),
         Cell::Timestamp(t) => t.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        Cell::LocalTimestamp(t) => t.format("%Y-%m-%dT%H:%M:%S").to_string(),
         Cell::Bool(b) => b.to_string(),
         Cell::Uuid(u) => u.to_string(),
         Cell::TextList(items) => items.join(", "),

@@ -172,6 +172,9 @@ impl StoredTable {
                         Cell::Decimal(d) => StoredCell::Decimal(d.normalize().to_string()),
                         Cell::Date(d) => StoredCell::Date(d.format("%Y-%m-%d").to_string()),
                         Cell::Timestamp(t) => StoredCell::Date(t.format("%Y-%m-%d").to_string()),
+                        Cell::LocalTimestamp(t) => {
+                            StoredCell::Date(t.format("%Y-%m-%d").to_string())
+                        }
                         Cell::Text(text) => StoredCell::Text(text.clone()),
                         Cell::Uuid(u) => StoredCell::Text(u.to_string()),
                         Cell::TextList(items) => StoredCell::Text(items.join(", ")),

@@ -108,7 +108,7 @@ impl Params {
         answers: &[String],
     ) -> Params {
         let mut params = Params::from_extraction(extraction);
-        params.refers = refers_back(question);
+        params.refers = refers_back(question, extractor.kind_nouns());
         for answer in answers {
             let more = extractor.extract(answer);
             params.roles.extend(more.roles());
@@ -812,18 +812,25 @@ fn which(registry: &Registry, kind: ParamKind) -> String {
 }
 
 /// Whether a question refers back to what another of its asks names: a pronoun for things
-/// named before ("they", "them", "their", "those", "these", "its"), "each of them" or "the
-/// same" ("its vendor", "the same vendor": the one the other ask gives).
-fn refers_back(question: &str) -> bool {
+/// named before ("they", "them", "their", "those", "these", "its"), "each of them", "the
+/// same" ("its vendor", "the same vendor": the one the other ask gives), or "that" or "this"
+/// before a noun a kind of the registry is called by (`nouns`: "that vendor", "this depot's").
+fn refers_back(question: &str, nouns: &[String]) -> bool {
     let words: Vec<String> = question
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
+        .map(str::to_lowercase)
         .collect();
+    let names_a_kind = |word: &str| {
+        let singular = word.strip_suffix('s').unwrap_or(word);
+        nouns.iter().any(|noun| noun == word || noun == singular)
+    };
     words.iter().enumerate().any(|(i, word)| {
         matches!(word.as_str(), "they" | "them" | "their" | "theirs" | "those" | "these" | "its")
             || (word == "each" && words.get(i + 1).is_some_and(|next| next == "of"))
             || (word == "same" && i > 0 && words[i - 1] == "the")
+            || (matches!(word.as_str(), "that" | "this")
+                && words.get(i + 1).is_some_and(|next| names_a_kind(next)))
     })
 }
 

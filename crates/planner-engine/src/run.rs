@@ -214,6 +214,7 @@ fn date_of(table: &ResultTable) -> Option<String> {
     match table.rows.first().and_then(|row| row.first()) {
         Some(Cell::Date(date)) => Some(date.format("%Y-%m-%d").to_string()),
         Some(Cell::Timestamp(at)) => Some(at.format("%Y-%m-%d").to_string()),
+        Some(Cell::LocalTimestamp(at)) => Some(at.format("%Y-%m-%d").to_string()),
         _ => None,
     }
 }

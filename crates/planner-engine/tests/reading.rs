@@ -38,12 +38,13 @@ fn a_superlative_ranks_what_the_ask_names() {
 }
 
 #[test]
-fn its_and_the_same_refer_back_through_an_optional_edge() {
+fn its_the_same_and_that_vendor_refer_back_through_an_optional_edge() {
     let planner = planner("property");
     let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
     for question in [
         "who did WO-104200, and what have we paid its vendor in 2025?",
         "who did WO-104200, and what have we paid the same vendor in 2025?",
+        "who did WO-104200, and what have we paid that vendor in 2025?",
     ] {
         let report =
             runtime.block_on(planner_engine::plan_report(&planner, question, &[])).unwrap();

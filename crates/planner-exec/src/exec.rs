@@ -357,9 +357,9 @@ fn read_cell(row: &Row, index: usize, column: &Column) -> Result<Cell> {
         ColumnType::Decimal => cell(row.try_get::<_, Option<Decimal>>(index)?, Cell::Decimal),
         ColumnType::Date => cell(row.try_get::<_, Option<NaiveDate>>(index)?, Cell::Date),
         ColumnType::Timestamp => match *sql_type {
-            Type::TIMESTAMP => cell(row.try_get::<_, Option<NaiveDateTime>>(index)?, |it| {
-                Cell::Timestamp(it.and_utc())
-            }),
+            Type::TIMESTAMP => {
+                cell(row.try_get::<_, Option<NaiveDateTime>>(index)?, Cell::LocalTimestamp)
+            }
             _ => cell(row.try_get::<_, Option<DateTime<Utc>>>(index)?, Cell::Timestamp),
         },
         ColumnType::Bool => cell(row.try_get::<_, Option<bool>>(index)?, Cell::Bool),

@@ -129,6 +129,7 @@ pub(crate) fn format_cell(cell: &Cell) -> String {
         Cell::Decimal(value) => format_decimal(*value),
         Cell::Date(date) => date.format("%Y-%m-%d").to_string(),
         Cell::Timestamp(at) => at.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        Cell::LocalTimestamp(at) => at.format("%Y-%m-%dT%H:%M:%S").to_string(),
         Cell::Bool(value) => if *value { "yes" } else { "no" }.to_owned(),
         Cell::Uuid(id) => id.hyphenated().to_string(),
         Cell::TextList(items) => items.join(", "),

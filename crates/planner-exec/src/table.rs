@@ -1,6 +1,6 @@
 //! The typed result of an intent: named, typed columns and rows of cells.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
 use rust_decimal::Decimal;
 use uuid::Uuid;
 
@@ -68,8 +68,11 @@ pub enum Cell {
     Decimal(Decimal),
     /// A calendar date.
     Date(NaiveDate),
-    /// An instant.
+    /// An instant (a `timestamptz` column), printed in UTC with its `Z`.
     Timestamp(DateTime<Utc>),
+    /// A wall-clock time with no zone (a `timestamp` column), printed without one: the data
+    /// says no zone, so the answer claims none.
+    LocalTimestamp(NaiveDateTime),
     /// A boolean.
     Bool(bool),
     /// A UUID.

@@ -670,6 +670,31 @@ enum Relative {
     To(&'static str),
     /// The `n` units (months, or days when `days`) up to and including the data's date.
     Past { n: i64, days: bool },
+    /// A run of `span` months named without a year that ends with month `last`, the latest such
+    /// run begun by the data's date (`anchor` `L`) or ended before its month (`P`); the start
+    /// bound this carries beside it is unused, both bounds are counted from the last month.
+    Months { anchor: char, last: u8, span: u8 },
+}
+
+impl Relative {
+    /// The two bounds of the period that ends here and starts at `start`, as
+    /// `planner_registry::resolve_bound` reads them.
+    fn bounds(self, start: &str) -> Vec<String> {
+        match self {
+            Relative::To(end) => vec![start.to_owned(), end.to_owned()],
+            Relative::Past { n, days } => {
+                let unit = if days { 'd' } else { 'm' };
+                vec![format!("{start}-{n}{unit}"), start.to_owned()]
+            }
+            Relative::Months { anchor, last, span } => {
+                let first = match span {
+                    0 | 1 => format!("@{anchor}{last}"),
+                    _ => format!("@{anchor}{last}-{}m", span - 1),
+                };
+                vec![first, format!("@{anchor}{last}+1m")]
+            }
+        }
+    }
 }
 
 /// The compiled matchers of a registry's declared kinds.
@@ -881,7 +906,9 @@ impl Declared {
                 // mostly mean it, the duration's words, not the calendar week.
                 if *relative
                     && let Some((end, start, stop)) = relative_at(words, i)
-                    && (*rolling || (matches!(stop, Relative::To(_)) && !start.starts_with("@W")))
+                    && (*rolling
+                        || matches!(stop, Relative::Months { .. })
+                        || (matches!(stop, Relative::To(_)) && !start.starts_with("@W")))
                 {
                     push(i, end, Pending::Relative(start, stop));
                 }
@@ -932,9 +959,19 @@ impl Declared {
         } else {
             candidates.retain(|c| (c.from..c.to).all(free));
         }
+        // A month said without its year is read only where no other period of its kind is
+        // said: beside "2024" or "since February 2025", it is a part of that period, not a
+        // second one ("in 2024, mostly in March").
+        let yearless =
+            |c: &Candidate| matches!(c.value, Pending::Relative(_, Relative::Months { .. }));
+        let dated: Vec<usize> =
+            candidates.iter().filter(|c| !yearless(c)).map(|c| c.matcher).collect();
+        candidates.retain(|c| !yearless(c) || !dated.contains(&c.matcher));
         // A calendar period relative to the data's date ("last year") is read as that period,
         // not as the length a duration kind would read in the same words (365 days).
-        let calendar = |c: &Candidate| matches!(c.value, Pending::Relative(_, Relative::To(_)));
+        let calendar = |c: &Candidate| {
+            matches!(c.value, Pending::Relative(_, Relative::To(_) | Relative::Months { .. }))
+        };
         candidates.sort_by_key(|c| (c.from, std::cmp::Reverse(c.to), !calendar(c), c.matcher));
         let mut next = 0;
         for candidate in candidates {
@@ -979,13 +1016,7 @@ impl Matcher {
             (Pending::Text { start, end }, _) => Value::Text(slice(start, end).to_owned()),
             (Pending::Int(n), _) => Value::Int(n),
             (Pending::Day(day), _) => Value::Text(day.iso()),
-            (Pending::Relative(start, end), _) => match end {
-                Relative::To(end) => Value::List(vec![start.to_owned(), end.to_owned()]),
-                Relative::Past { n, days } => {
-                    let unit = if days { 'd' } else { 'm' };
-                    Value::List(vec![format!("{start}-{n}{unit}"), start.to_owned()])
-                }
-            },
+            (Pending::Relative(start, end), _) => Value::List(end.bounds(start)),
             (Pending::Range(start, end), _) => Value::List(vec![
                 start.map_or_else(|| OPEN_START.to_owned(), Day::iso),
                 end.map_or_else(|| OPEN_END.to_owned(), Day::iso),
@@ -1785,6 +1816,10 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
             Some((end, (None, Some(p.end))))
         }
         "in" | "during" | "for" | "of" | "throughout" => {
+            // "in July and August 2025": the two months.
+            if let Some(run) = month_run_at(words, i + 1, &["and", "to", "through", "thru"]) {
+                return Some(run);
+            }
             let (end, p, _) = period_part_at(words, i + 1, fy_start)?;
             // "in the start of 2025" names a moment, not a range.
             (p.start != p.end).then_some((end, (Some(p.start), Some(p.end))))
@@ -1850,6 +1885,9 @@ fn relative_at(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Rela
         }
     };
     let head = words.lower(i);
+    if let Some(months) = months_without_year(words, i) {
+        return Some(months);
+    }
     // "yesterday", "today": one day.
     match head {
         "yesterday" => return Some((i + 1, "@D-1d", Relative::To("@D"))),
@@ -1896,6 +1934,47 @@ fn relative_at(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Rela
         return Some((i + 2, start, end));
     }
     if last { rolling(words, i + 1) } else { None }
+}
+
+/// A month or a run of months named without a year at word `i`, after a word that makes it a
+/// period: "in August", "during July and August", "from May to July", "last March", "this
+/// June". Said without a year, a month is the latest one the data has reached ("last" and
+/// "previous": the latest before the data's month), as people mean it in speech. Not when a
+/// number follows the month, a day or a year read as a date instead ("in August 5", "in May
+/// 2025"), nor before a capitalised word, the month then being a name ("for June Park").
+fn months_without_year(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {
+    let anchor = match words.lower(i) {
+        "in" | "during" | "for" | "throughout" | "from" | "between" | "this" => 'L',
+        "last" | "previous" | "prior" => 'P',
+        _ => return None,
+    };
+    let first = month_of(words.lower(i + 1))?;
+    let (end, last) = match words.lower(i + 2) {
+        "to" | "through" | "thru" | "and" | "until" | "till" => {
+            month_of(words.lower(i + 3)).map_or((i + 2, first), |last| (i + 4, last))
+        }
+        _ if words.gap_before(i + 2).trim() == "-" => {
+            month_of(words.lower(i + 2)).map_or((i + 2, first), |last| (i + 3, last))
+        }
+        _ => (i + 2, first),
+    };
+    // A joined run reads only after words that may open one; a lone month after any of them
+    // but "from" and "between", which open a range the next words must close.
+    if end == i + 2 && matches!(words.lower(i), "from" | "between") {
+        return None;
+    }
+    // A capitalised month before a capitalised word is a name ("for April Novak").
+    let capital = |at: usize| words.raw(at).starts_with(|c: char| c.is_uppercase());
+    // Nor a month whose year follows a word later ("in March of 2024", "in May, 2025").
+    if number(words.lower(end)).is_some()
+        || year_of(words.lower(end + 1)).is_some()
+        || !words.phrase(i, end)
+        || (end < words.len() && capital(end - 1) && capital(end))
+    {
+        return None;
+    }
+    let span = u8::try_from((i32::from(last) - i32::from(first)).rem_euclid(12) + 1).ok()?;
+    Some((end, "@L", Relative::Months { anchor, last, span }))
 }
 
 /// "6 months", "2 years", "14 days", "3 weeks", "2 quarters" at word `i`, after "past" or "last":

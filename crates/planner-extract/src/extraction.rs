@@ -172,6 +172,8 @@ pub struct Extractor {
     builtin: Option<BTreeSet<ParamKind>>,
     pub(crate) declared: crate::declared::Declared,
     roles: crate::roles::RoleKinds,
+    /// The last word of each declared kind's label, lower case, sorted ("vendor", "depot").
+    nouns: Vec<String>,
 }
 
 impl Extractor {
@@ -190,7 +192,21 @@ impl Extractor {
                     .collect(),
             )
         };
-        Extractor { builtin, declared, roles: crate::roles::RoleKinds::new(registry) }
+        let mut nouns: Vec<String> = registry
+            .kinds()
+            .iter()
+            .filter_map(|kind| kind.label.split_whitespace().next_back())
+            .map(str::to_lowercase)
+            .collect();
+        nouns.sort_unstable();
+        nouns.dedup();
+        Extractor { builtin, declared, roles: crate::roles::RoleKinds::new(registry), nouns }
+    }
+
+    /// The nouns the registry's declared kinds are called by (the last word of each label, lower
+    /// case, sorted): what "that vendor" or "this depot" points back at.
+    pub fn kind_nouns(&self) -> &[String] {
+        &self.nouns
     }
 
     /// Runs the registry's extractors over `question`. Pure, deterministic and total.

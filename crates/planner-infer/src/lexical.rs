@@ -586,15 +586,24 @@ fn identifies(kind: ParamKind) -> bool {
     }
 }
 
-/// Whether `text` refers back to something named before it ("they", "its", "the same").
-fn refers_back(text: &str) -> bool {
-    text.split(|c: char| !c.is_alphanumeric()).any(|word| {
-        [
-            "they", "them", "their", "theirs", "it", "its", "those", "these", "same", "he", "she",
-            "his", "her", "each",
-        ]
-        .iter()
-        .any(|pronoun| word.eq_ignore_ascii_case(pronoun))
+/// Whether `text` refers back to something named before it ("they", "its", "the same"), or
+/// points at one thing of a kind by "that" or "this" and a noun of the kind (`naming`: "that
+/// vendor", "this depot").
+fn refers_back(text: &str, naming: &[(ParamKind, Vec<String>)]) -> bool {
+    let mut words = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty());
+    let mut previous = "";
+    words.any(|word| {
+        let pointed = (previous.eq_ignore_ascii_case("that")
+            || previous.eq_ignore_ascii_case("this"))
+            && naming.iter().any(|(_, nouns)| nouns.iter().any(|n| word.eq_ignore_ascii_case(n)));
+        previous = word;
+        pointed
+            || [
+                "they", "them", "their", "theirs", "it", "its", "those", "these", "same", "he",
+                "she", "his", "her", "each",
+            ]
+            .iter()
+            .any(|pronoun| word.eq_ignore_ascii_case(pronoun))
     })
 }
 

@@ -95,9 +95,13 @@
 //! "last quarter", "this quarter", "last month", "yesterday", "today", and, when no `duration`
 //! kind reads those words, "last week", "this week" (calendar weeks, Monday first), "the past 6
 //! months", "the last 2 years", "the past 14 days" (where a `duration` kind is declared, "last
-//! week" is its 7 days). `relative = false` turns this off; `relative = true` without `as_of` is
+//! week" is its 7 days), and a month or run of months said without its year ("in August",
+//! "during July and August", "last March": the latest one the data has reached, "last" the
+//! latest before the data's month) where the question says no other period of the kind.
+//! `relative = false` turns this off; `relative = true` without `as_of` is
 //! an error. Such a value is two relative bounds, `@` and an anchor (`Y` the first day of the
-//! data date's year, `Q` of its quarter, `M` of its month, `W` of its week, `D` the date itself)
+//! data date's year, `Q` of its quarter, `M` of its month, `W` of its week, `D` the date itself,
+//! `L8` the latest August begun by it, `P8` the latest August before its month)
 //! followed by offsets in months or days: last year is
 //! `["@Y-12m", "@Y"]`, the year to date `["@Y", "@D+1d"]`, the past 6 months
 //! `["@D+1d-6m", "@D+1d"]`. Plans show the bounds as read; when a plan runs, the engine reads

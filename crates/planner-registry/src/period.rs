@@ -4,7 +4,9 @@
 //!
 //! A relative bound is `@` and an anchor, then offsets applied in order: `Y` the first day of
 //! the `as_of` date's year, `Q` of its quarter, `M` of its month, `W` of its week (the Monday,
-//! as ISO 8601 starts a week), `D` the `as_of` day itself;
+//! as ISO 8601 starts a week), `D` the `as_of` day itself, `L` and a month number the first day
+//! of the latest such month that starts on or before the `as_of` day ("in August": `@L8`), `P`
+//! and a month number the same strictly before the `as_of` day's month ("last August": `@P8`);
 //! an offset is a sign, a count and `m` (months) or `d` (days). `["@Y-12m", "@Y"]` is last
 //! calendar year; `["@Y", "@D+1d"]` is the year to date, the `as_of` day included (ranges are
 //! `[start, end)`).
@@ -29,6 +31,19 @@ pub fn resolve_bound(bound: &str, as_of: &str) -> Option<String> {
         'M' => day = Day { day: 1, ..day },
         'W' => day = day.plus_days(-i32::from(day.weekday()))?,
         'D' => {}
+        anchor @ ('L' | 'P') => {
+            let mut month: u8 = 0;
+            while let Some(digit) = chars.peek().and_then(|c| c.to_digit(10)) {
+                month = month.checked_mul(10)?.checked_add(u8::try_from(digit).ok()?)?;
+                chars.next();
+            }
+            if !(1..=12).contains(&month) {
+                return None;
+            }
+            let this_year = if anchor == 'L' { month <= day.month } else { month < day.month };
+            let year = if this_year { day.year } else { day.year.checked_sub(1)? };
+            day = Day { year, month, day: 1 };
+        }
         _ => return None,
     }
     while let Some(sign) = chars.next() {
@@ -266,7 +281,16 @@ mod tests {
         assert_eq!(at("infinity"), "infinity");
         assert_eq!(resolve_bound("@D+1d", "2024-12-31").unwrap(), "2025-01-01");
         assert_eq!(resolve_bound("@D+1d-1m", "2025-03-31").unwrap(), "2025-03-01");
-        for bad in ["@", "@X", "@Y+", "@Y+3", "@Y*3m", "@Y+99999999999m"] {
+        // A month named without its year: the latest one begun by the data's date ("in
+        // August"), or the latest one before the data's month ("last August").
+        assert_eq!(at("@L8"), "2025-08-01");
+        assert_eq!(at("@L8+1m"), "2025-09-01");
+        assert_eq!(at("@L9"), "2024-09-01");
+        assert_eq!(at("@L12-5m"), "2024-07-01");
+        assert_eq!(at("@P8"), "2024-08-01");
+        assert_eq!(at("@P7"), "2025-07-01");
+        assert_eq!(at("@L1"), "2025-01-01");
+        for bad in ["@", "@X", "@Y+", "@Y+3", "@Y*3m", "@Y+99999999999m", "@L", "@L13", "@P0"] {
             assert_eq!(resolve_bound(bad, "2025-08-15"), None, "{bad}");
         }
         assert_eq!(resolve_bound("@Y", "2025-02-30"), None);

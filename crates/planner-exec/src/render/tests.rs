@@ -68,3 +68,10 @@ fn thousands() {
         assert_eq!(format_cell(&cell), expected);
     }
 }
+
+#[test]
+fn a_time_claims_a_zone_only_when_its_column_has_one() {
+    let at = NaiveDate::from_ymd_opt(2025, 3, 31).unwrap().and_hms_opt(14, 5, 0).unwrap();
+    assert_eq!(format_cell(&Cell::Timestamp(at.and_utc())), "2025-03-31T14:05:00Z");
+    assert_eq!(format_cell(&Cell::LocalTimestamp(at)), "2025-03-31T14:05:00");
+}

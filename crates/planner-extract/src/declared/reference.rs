@@ -165,15 +165,10 @@ pub(super) fn extract(
                         push(i, end, Value::List(vec![start, stop]), None);
                     }
                     if *relative && let Some((end, start, stop)) = relative_at(&words, i) {
-                        let value = match stop {
-                            Relative::To(stop) => vec![start.to_owned(), stop.to_owned()],
-                            Relative::Past { n, days } if *rolling => {
-                                let unit = if days { 'd' } else { 'm' };
-                                vec![format!("{start}-{n}{unit}"), start.to_owned()]
-                            }
-                            Relative::Past { .. } => continue,
-                        };
-                        push(i, end, Value::List(value), None);
+                        if matches!(stop, Relative::Past { .. }) && !*rolling {
+                            continue;
+                        }
+                        push(i, end, Value::List(stop.bounds(start)), None);
                     }
                 }
             }
@@ -201,11 +196,17 @@ pub(super) fn extract(
         }
     }
     candidates.retain(|(c, ..)| (c.from..c.to).all(|i| free.get(i).copied().unwrap_or(false)));
-    // A calendar period relative to the data's date wins over a duration in the same words.
-    let calendar = |value: &Value| {
+    // A month without its year only where its kind reads no other period.
+    let starts = |value: &Value, anchors: &[&str]| {
         matches!(value, Value::List(items)
-            if items.first().is_some_and(|it| ["@Y", "@Q", "@M"].iter().any(|a| it.starts_with(a))))
+            if items.first().is_some_and(|it| anchors.iter().any(|a| it.starts_with(a))))
     };
+    let yearless = |value: &Value| starts(value, &["@L", "@P"]);
+    let dated: Vec<usize> =
+        candidates.iter().filter(|(_, v, _)| !yearless(v)).map(|(c, ..)| c.matcher).collect();
+    candidates.retain(|(c, v, _)| !yearless(v) || !dated.contains(&c.matcher));
+    // A calendar period relative to the data's date wins over a duration in the same words.
+    let calendar = |value: &Value| starts(value, &["@Y", "@Q", "@M", "@L", "@P"]);
     candidates.sort_by_key(|(c, value, _)| {
         (c.from, std::cmp::Reverse(c.to), !calendar(value), c.matcher)
     });

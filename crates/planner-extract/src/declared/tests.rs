@@ -745,6 +745,37 @@ fn relative_periods_are_read_when_the_registry_has_the_data_date() {
 }
 
 #[test]
+fn a_month_named_without_its_year_is_the_latest_one_the_data_reached() {
+    let (r, x) = with_as_of(true);
+    for (question, expected) in [
+        ("sales in August", range("@L8", "@L8+1m")),
+        ("returns in may by channel", range("@L5", "@L5+1m")),
+        ("sales during July and August", range("@L8-1m", "@L8+1m")),
+        ("sales from November to February", range("@L2-3m", "@L2+1m")),
+        ("sales for Sept-Oct", range("@L10-1m", "@L10+1m")),
+        ("sales last March", range("@P3", "@P3+1m")),
+        ("sales this June", range("@L6", "@L6+1m")),
+        // With a year, the fixed period, as before.
+        ("sales in August 2024", range("2024-08-01", "2024-09-01")),
+        ("sales during July and August 2025", range("2025-07-01", "2025-09-01")),
+        ("sales in March of 2024", range("2024-01-01", "2025-01-01")),
+        ("sales in 2024, mostly in March", range("2024-01-01", "2025-01-01")),
+    ] {
+        assert_eq!(value(&r, &x.extract(question), "period"), Some(expected), "{question}");
+    }
+    // A month's name is not a period where it is no month ("you may", "a march") or stands
+    // alone after a word that opens a range it does not close.
+    for question in
+        ["sales you may see", "sales from march", "sales in march 5", "sales for April Novak"]
+    {
+        assert_eq!(value(&r, &x.extract(question), "period"), None, "{question}");
+    }
+    // Without the data's date, not at all.
+    let (r, x) = extractor();
+    assert_eq!(value(&r, &x.extract("sales in August"), "period"), None);
+}
+
+#[test]
 fn ordinary_words_written_in_capitals_match_only_in_capitals() {
     let hubs = |case: &str| {
         let text = REGISTRY.replace(

@@ -93,7 +93,10 @@ impl Reading<'_> {
             })
             .collect();
         let unanswered = proposer.unanswered_segment(segment, &self.chosen, &self.best);
-        if segment.context || !refers_back(said) || (unheard.is_empty() && !unanswered) {
+        if segment.context
+            || !refers_back(said, &proposer.naming)
+            || (unheard.is_empty() && !unanswered)
+        {
             return None;
         }
         let mut dependant: Option<(usize, f32)> = None;
