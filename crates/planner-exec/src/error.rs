@@ -27,7 +27,10 @@ pub enum Error {
         reason: &'static str,
     },
     /// A result column has a type the executor does not map.
-    #[error("column `{column}` has unsupported type {sql_type}")]
+    #[error(
+        "column `{column}` has unsupported type {sql_type}: cast it in the query to text, \
+         bigint, numeric, date, timestamptz, boolean, uuid or text[] (`CAST(x AS numeric)`)"
+    )]
     UnsupportedColumn {
         /// The column's name.
         column: String,

@@ -328,7 +328,9 @@ fn column_type(sql_type: &Type) -> Option<ColumnType> {
     Some(match *sql_type {
         Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME => ColumnType::Text,
         Type::INT2 | Type::INT4 | Type::INT8 => ColumnType::Int,
-        Type::NUMERIC => ColumnType::Decimal,
+        // A float (`percentile_cont`, `avg` of a float column) is read as the decimal its
+        // shortest round-trip text writes: the same digits every time, no binary tail.
+        Type::NUMERIC | Type::FLOAT4 | Type::FLOAT8 => ColumnType::Decimal,
         Type::DATE => ColumnType::Date,
         Type::TIMESTAMPTZ | Type::TIMESTAMP => ColumnType::Timestamp,
         Type::BOOL => ColumnType::Bool,
@@ -336,6 +338,17 @@ fn column_type(sql_type: &Type) -> Option<ColumnType> {
         Type::TEXT_ARRAY | Type::VARCHAR_ARRAY => ColumnType::TextList,
         _ => return None,
     })
+}
+
+/// A float cell as a decimal: its shortest round-trip text read exactly (`0.1` is 0.1, not
+/// 0.1000000000000000055...). NaN and the infinities have no decimal: an error, not a guess.
+fn float_cell(value: Option<f64>) -> Result<Cell> {
+    let Some(value) = value else { return Ok(Cell::Null) };
+    let text = value.to_string();
+    text.parse::<Decimal>()
+        .or_else(|_| Decimal::from_scientific(&format!("{value:e}")))
+        .map(Cell::Decimal)
+        .map_err(|_| Error::InvalidRequest { reason: "a float result is not a finite number" })
 }
 
 fn read_row(row: &Row, columns: &[Column]) -> Result<Vec<Cell>> {
@@ -354,7 +367,11 @@ fn read_cell(row: &Row, index: usize, column: &Column) -> Result<Cell> {
             Type::INT4 => cell(row.try_get::<_, Option<i32>>(index)?, |it| Cell::Int(it.into())),
             _ => cell(row.try_get::<_, Option<i64>>(index)?, Cell::Int),
         },
-        ColumnType::Decimal => cell(row.try_get::<_, Option<Decimal>>(index)?, Cell::Decimal),
+        ColumnType::Decimal => match *sql_type {
+            Type::FLOAT4 => float_cell(row.try_get::<_, Option<f32>>(index)?.map(f64::from))?,
+            Type::FLOAT8 => float_cell(row.try_get::<_, Option<f64>>(index)?)?,
+            _ => cell(row.try_get::<_, Option<Decimal>>(index)?, Cell::Decimal),
+        },
         ColumnType::Date => cell(row.try_get::<_, Option<NaiveDate>>(index)?, Cell::Date),
         ColumnType::Timestamp => match *sql_type {
             Type::TIMESTAMP => {
@@ -370,7 +387,23 @@ fn read_cell(row: &Row, index: usize, column: &Column) -> Result<Cell> {
 
 #[cfg(test)]
 mod tests {
-    use super::setting_millis;
+    use rust_decimal::Decimal;
+
+    use super::{float_cell, setting_millis};
+    use crate::table::Cell;
+
+    #[test]
+    fn a_float_is_the_decimal_its_shortest_text_writes() {
+        let decimal = |text: &str| Cell::Decimal(text.parse::<Decimal>().unwrap());
+        assert_eq!(float_cell(Some(0.1)).unwrap(), decimal("0.1"));
+        assert_eq!(float_cell(Some(12.5)).unwrap(), decimal("12.5"));
+        assert_eq!(float_cell(Some(-3.0)).unwrap(), decimal("-3"));
+        assert_eq!(float_cell(Some(1.0e-7)).unwrap(), decimal("0.0000001"));
+        assert_eq!(float_cell(None).unwrap(), Cell::Null);
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1.0e300] {
+            assert!(float_cell(Some(bad)).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn time_settings_read_as_postgresql_displays_them() {

@@ -194,7 +194,13 @@
 //! `-infinity`, `infinity`) for a `date_range`; enum defaults must be among `values`.
 //!
 //! A `columns` entry is `{ name = "<column>", type = "<type>" }` with a type among `text`, `int`,
-//! `decimal`, `date`, `timestamp`, `bool`, `uuid`, `text_list`. Adding `provides = "<param>"` says
+//! `decimal`, `date`, `timestamp`, `bool`, `uuid`, `text_list`, read from the PostgreSQL types
+//! `text`/`varchar`/`char`, `smallint`/`integer`/`bigint`, `numeric`/`real`/`double precision`
+//! (a float as the decimal its shortest text writes), `date`, `timestamptz`/`timestamp` (a
+//! `timestamp` without a zone is printed without one), `boolean`, `uuid` and `text[]`; any other
+//! type fails when the intent runs, naming the column and the cast that fixes it. On a count
+//! plane (`counts_only`), a column is a declared count or a text, date or boolean label: a
+//! number that is no count (an average, a share) has no place there. Adding `provides = "<param>"` says
 //! the column's values can bind that param of another intent (a dependency edge: a required
 //! param the question does not give, or an optional one it leaves to its default when the
 //! question refers back to the upstream's rows, "top 3 carriers by spend and how reliable were
