@@ -10,6 +10,8 @@
 //! with one or lists one alone as a keyword.
 
 use std::borrow::Cow;
+
+use planner_knowledge::is_function_word;
 use std::collections::HashMap;
 
 /// Surface phrases and the concept words they become. Phrases are matched on stemmed tokens,
@@ -939,6 +941,44 @@ impl Lexicon {
         best.map(|(_, known)| known)
     }
 
+    /// The one vocabulary stem an abbreviation stands for: a stem of four or five letters whose
+    /// word (`original`) is no English word (the knowledge file, WordNet 3.0, does not know it
+    /// in any inflection it reads) and that either starts the registry stem, as a clipped word
+    /// does ("util", "corp"), or holds its first and last letters and others of it in order, as
+    /// a word with its vowels dropped does ("acct", "mgmt"); a word written in capitals is an
+    /// acronym, not a clipping ("ISO"). Only when one word of the registry fits, two letters
+    /// longer at least (its spellings and forms count as one): an abbreviation two words share
+    /// is not read.
+    fn expand(&self, stem: &str, original: &str) -> Option<&str> {
+        if !(4..=5).contains(&stem.len())
+            || !original.bytes().all(|b| b.is_ascii_lowercase())
+            || planner_knowledge::Knowledge::english().word(original).is_some()
+            || is_function_word(original)
+        {
+            return None;
+        }
+        let bucket = self.vocabulary.get(&stem.chars().next()?)?;
+        let fits = bucket.iter().filter(|known| {
+            let contracted = || {
+                let mut letters = known.bytes();
+                stem.bytes().all(|b| letters.any(|k| k == b))
+                    && known.ends_with(&stem[stem.len() - 1..])
+            };
+            known.len() >= stem.len() + 2 && (known.starts_with(stem) || contracted())
+        });
+        // One word's spellings and forms ("utilis", "utiliz", "utilisation") are one fit: the
+        // shortest (the first in order among equals), which starts every other within an edit.
+        let fits: Vec<&String> = fits.collect();
+        let base = fits.iter().min_by_key(|fit| fit.len())?;
+        fits.iter()
+            .all(|other| {
+                other
+                    .get(..base.len())
+                    .is_some_and(|head| edit_distance(base.as_bytes(), head.as_bytes()) <= 1)
+            })
+            .then_some(base.as_str())
+    }
+
     /// The concept and content words of `text`, in order, repeats kept, with segment marks.
     /// Words inside `masked` ranges (identifier-like param values) are skipped; inside
     /// `protected` ranges (any param value: "SI, TK and G") nothing splits a segment.
@@ -1066,11 +1106,18 @@ impl Lexicon {
                 continue;
             }
             if word != STOP {
-                let length = word.len();
+                let written = text.get(at..at + word.len()).unwrap_or("");
+                let original =
+                    if !written.is_empty() && written.bytes().all(|b| b.is_ascii_uppercase()) {
+                        // An acronym: no abbreviation of a registry word.
+                        written.to_owned()
+                    } else {
+                        word.clone()
+                    };
                 stem_in_place(&mut word);
                 if !self.knows(&word) {
                     let next = words.peek().map(|(next, _)| next.as_str());
-                    self.heard_as(&mut word, length, &stems, next);
+                    self.heard_as(&mut word, &original, &stems, next);
                 }
             }
             stems.push(word);
@@ -1084,7 +1131,8 @@ impl Lexicon {
     /// is "untouched"); else the closest known stem; else, a superlative the registry does not
     /// say, `top` ("the heaviest spenders", "our busiest region"), unless it orders ("highest
     /// first"). Otherwise it stays.
-    fn heard_as(&self, word: &mut String, length: usize, before: &[String], next: Option<&str>) {
+    fn heard_as(&self, word: &mut String, original: &str, before: &[String], next: Option<&str>) {
+        let length = original.len();
         let negated = before
             .iter()
             .rev()
@@ -1095,6 +1143,8 @@ impl Lexicon {
         if negated && self.knows(&prefixed) {
             *word = prefixed;
         } else if let Some(known) = self.correct(word, length) {
+            known.clone_into(word);
+        } else if let Some(known) = self.expand(word, original) {
             known.clone_into(word);
         } else if planner_extract::superlative(word)
             && !RECENCY.contains(&word.as_str())
@@ -1346,6 +1396,25 @@ mod tests {
         assert_eq!(edit_distance(b"profiel", b"profil"), 1);
         assert_eq!(edit_distance(b"teh", b"the"), 1);
         assert_eq!(edit_distance(b"", b"abc"), 3);
+    }
+
+    #[test]
+    fn clipped_words_and_dropped_vowels_are_heard_as_the_registry_word() {
+        let mut fleet = Lexicon::for_registry(
+            ["fleet utilisation", "fleet utilization", "utilised", "corporate accounts by revenue"],
+            ["utilisation"],
+        );
+        let stems: Vec<String> =
+            ["fleet", "utilisation", "utilization", "utilised", "corporate", "account", "revenue"]
+                .iter()
+                .map(|word| stem(word))
+                .collect();
+        fleet.learn(stems.iter().map(String::as_str));
+        assert_eq!(fleet.terms("fleet util", &[], &[]), ["fleet", stem("utilised").as_str()]);
+        assert_eq!(fleet.terms("accts", &[], &[]), [stem("account").as_str()]);
+        // An acronym is no clipping; an English word is no abbreviation.
+        assert_eq!(fleet.terms("UTIL", &[], &[]), ["util"]);
+        assert_eq!(fleet.terms("corps", &[], &[]), ["corp"]);
     }
 
     #[test]
