@@ -5,15 +5,18 @@
 //! Fan-out: when an edge's upstream column gives several distinct values, the receiving node
 //! runs once per value (each bound through the same check a question's value passes,
 //! `planner_grammar::accepts`), in the upstream's row order, up to the registry's `fan_out`
-//! cap; its results are composed into one table (the runs' rows in that order), and the
-//! values beyond the cap are counted as left out. One list fans out at a time: a node two of
+//! cap; its results are composed into one table (the runs' rows in that order, with a last
+//! column naming each row's value when no column of its own shows it), and the values beyond
+//! the cap are counted as left out. One list fans out at a time: a node two of
 //! whose edges give several values is dropped with that reason.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::join_all;
-use planner_exec::{Bind, Cell, ExecRequest, Guard, Reader, ResultTable, TenantId};
+use planner_exec::{
+    Bind, Cell, Column, ColumnType, ExecRequest, Guard, Reader, ResultTable, TenantId,
+};
 use planner_grammar::{ArgSource, Plan};
 use planner_registry::{ParamKind, Registry, Value, ValueShape};
 use tokio::sync::Semaphore;
@@ -70,7 +73,12 @@ pub(crate) struct FanOut {
 struct BindSets {
     sets: Vec<Vec<Bind>>,
     fan_out: Option<FanOut>,
+    /// When it fans out: the param's name and the value each run binds, in run order.
+    labels: Option<Labels>,
 }
+
+/// The param a node fanned out over and the value each run bound, in run order.
+type Labels = (String, Vec<Value>);
 
 /// Why a node of a tenant plane did not run for a question asked for no tenant.
 const NO_TENANT: &str = "its rows belong to a tenant, and the question was asked for none (ask \
@@ -95,7 +103,7 @@ pub(crate) async fn run_plan(
     let mut outcomes: Vec<Option<NodeOutcome>> = vec![None; plan.nodes.len()];
     for wave in waves {
         let mut pending = Vec::new();
-        let mut fan_outs: Vec<(usize, Option<FanOut>, usize)> = Vec::new();
+        let mut fan_outs: Vec<(usize, Option<FanOut>, Option<Labels>, usize)> = Vec::new();
         for index in wave {
             // Row-level security would show a tenant plane's rows to no tenant as no rows: say
             // why instead of answering "no rows".
@@ -105,8 +113,8 @@ pub(crate) async fn run_plan(
                 continue;
             }
             match bind_sets(registry, plan, index, &outcomes, known) {
-                Ok(BindSets { sets, fan_out }) => {
-                    fan_outs.push((index, fan_out, sets.len()));
+                Ok(BindSets { sets, fan_out, labels }) => {
+                    fan_outs.push((index, fan_out, labels, sets.len()));
                     for binds in sets {
                         pending.push((index, binds));
                     }
@@ -156,20 +164,13 @@ pub(crate) async fn run_plan(
         match finished {
             Ok(results) => {
                 let mut results = results.into_iter();
-                for (index, fan_out, count) in fan_outs {
-                    let mut composed: Option<Result<ResultTable, String>> = None;
+                for (index, fan_out, labels, count) in fan_outs {
+                    let mut tables: Vec<Result<ResultTable, String>> = Vec::with_capacity(count);
                     for (result, date) in results.by_ref().take(count) {
                         as_of = as_of.or(date.as_ref().and_then(date_of));
-                        composed = Some(match (composed, result) {
-                            (None, result) => result,
-                            (Some(Err(first)), _) => Err(first),
-                            (Some(Ok(_)), Err(err)) => Err(err),
-                            (Some(Ok(mut table)), Ok(more)) => {
-                                table.rows.extend(more.rows);
-                                Ok(table)
-                            }
-                        });
+                        tables.push(result);
                     }
+                    let composed = compose(tables, labels.as_ref());
                     outcomes[index] = Some(match composed {
                         Some(Ok(table)) => NodeOutcome::Ran(table, fan_out),
                         Some(Err(reason)) => NodeOutcome::Dropped(reason),
@@ -194,6 +195,70 @@ pub(crate) async fn run_plan(
         })
         .collect();
     (outcomes, as_of)
+}
+
+/// One table of a node's runs, their rows in run order; the first failure fails it. A node
+/// that fanned out (`labels`: the param and each run's value) whose rows do not show the value
+/// they were run for (no column holds it in every row of its run) gets a last column, named
+/// after the param, that does: which upstream value each row answers is never lost.
+fn compose(
+    tables: Vec<Result<ResultTable, String>>,
+    labels: Option<&Labels>,
+) -> Option<Result<ResultTable, String>> {
+    let tables: Vec<ResultTable> = match tables.into_iter().collect::<Result<Vec<_>, _>>() {
+        Ok(tables) => tables,
+        Err(reason) => return Some(Err(reason)),
+    };
+    let shown = |(name, values): &Labels| {
+        let first = tables.first()?;
+        let mut columns = (0..first.columns.len()).filter(|&column| {
+            tables.iter().zip(values).all(|(table, value)| {
+                table.rows.iter().all(|row| {
+                    row.get(column).and_then(cell_value).is_some_and(|cell| match (&cell, value) {
+                        (Value::Text(a), Value::Text(b)) => a.eq_ignore_ascii_case(b),
+                        _ => &cell == value,
+                    })
+                })
+            })
+        });
+        Some(columns.next().is_some() || first.columns.iter().any(|c| &c.name == name))
+    };
+    let label = labels.filter(|labels| labels.1.len() > 1 && shown(labels) == Some(false));
+    let mut tables = tables.into_iter().enumerate();
+    let (_, mut composed) = tables.next()?;
+    if let Some((name, values)) = label {
+        composed.columns.push(Column { name: name.clone(), ty: column_type(&values[0]) });
+    }
+    let tag = |rows: &mut Vec<Vec<Cell>>, run: usize| {
+        if let Some((_, values)) = label {
+            let cell = values.get(run).map_or(Cell::Null, value_cell);
+            rows.iter_mut().for_each(|row| row.push(cell.clone()));
+        }
+    };
+    tag(&mut composed.rows, 0);
+    for (run, mut table) in tables {
+        tag(&mut table.rows, run);
+        composed.rows.extend(table.rows);
+    }
+    Some(Ok(composed))
+}
+
+/// The column type a bound value is shown as.
+fn column_type(value: &Value) -> ColumnType {
+    match value {
+        Value::Int(_) => ColumnType::Int,
+        Value::List(_) => ColumnType::TextList,
+        _ => ColumnType::Text,
+    }
+}
+
+/// A bound value as a cell.
+fn value_cell(value: &Value) -> Cell {
+    match value {
+        Value::Int(n) => Cell::Int(*n),
+        Value::List(items) => Cell::TextList(items.clone()),
+        Value::Text(text) => Cell::Text(text.clone()),
+    }
 }
 
 /// The node of the first wave that can carry the `as_of` read: the first whose plane reads as
@@ -350,6 +415,13 @@ fn bind_sets(
         choices.push(fitting.into_iter().take(runs).collect());
     }
     let runs = fan_out.as_ref().map_or(1, |info| info.runs);
+    let labels = fan_out.as_ref().and_then(|_| {
+        node.args
+            .iter()
+            .zip(&choices)
+            .find(|(_, values)| values.len() > 1)
+            .map(|(arg, values)| (registry.param(arg.param).name.clone(), values.clone()))
+    });
     let mut sets = Vec::with_capacity(runs);
     for run in 0..runs {
         let mut binds = Vec::with_capacity(node.args.len());
@@ -362,7 +434,7 @@ fn bind_sets(
         }
         sets.push(binds);
     }
-    Ok(BindSets { sets, fan_out })
+    Ok(BindSets { sets, fan_out, labels })
 }
 
 /// The typed binds of node `index` as the engine binds them, in placeholder order, or why it
@@ -442,6 +514,48 @@ fn bind(kind: ParamKind, value: &Value) -> Result<Bind, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn month_table(months: &[&str], broker: Option<&str>) -> ResultTable {
+        let mut columns = vec![Column { name: "month".to_owned(), ty: ColumnType::Text }];
+        if broker.is_some() {
+            columns.push(Column { name: "broker_name".to_owned(), ty: ColumnType::Text });
+        }
+        let rows = months
+            .iter()
+            .map(|month| {
+                let mut row = vec![Cell::Text((*month).to_owned())];
+                row.extend(broker.map(|it| Cell::Text(it.to_owned())));
+                row
+            })
+            .collect();
+        ResultTable { columns, rows }
+    }
+
+    #[test]
+    fn fanned_out_rows_say_which_value_they_answer() {
+        let labels: Labels =
+            ("broker".to_owned(), vec![Value::Text("acme".into()), Value::Text("zenith".into())]);
+        // The runs' rows do not show the broker: a last column named after the param does.
+        let runs = vec![
+            Ok(month_table(&["2024-01", "2024-02"], None)),
+            Ok(month_table(&["2024-01"], None)),
+        ];
+        let composed = compose(runs, Some(&labels)).unwrap().unwrap();
+        assert_eq!(composed.columns.last().unwrap().name, "broker");
+        let shown: Vec<&Cell> = composed.rows.iter().map(|row| &row[1]).collect();
+        let text = |it: &str| Cell::Text(it.to_owned());
+        assert_eq!(shown, [&text("acme"), &text("acme"), &text("zenith")]);
+        // A column already holding each run's value (in any case) is enough.
+        let runs = vec![
+            Ok(month_table(&["2024-01"], Some("ACME"))),
+            Ok(month_table(&["2024-01"], Some("Zenith"))),
+        ];
+        let composed = compose(runs, Some(&labels)).unwrap().unwrap();
+        assert_eq!(composed.columns.len(), 2);
+        // A failed run fails the node.
+        let runs = vec![Ok(month_table(&["2024-01"], None)), Err("timed out".to_owned())];
+        assert_eq!(compose(runs, Some(&labels)), Some(Err("timed out".to_owned())));
+    }
 
     #[test]
     fn binds_are_typed_by_kind() {

@@ -23,7 +23,7 @@
 //! | key | type | meaning |
 //! |---|---|---|
 //! | `node_cap` | integer 1..=64 | the most nodes a plan may have (the reference registry uses 6) |
-//! | `fan_out` | integer 1..=100, default 10 | the most values one edge fans out to: when an upstream column gives several distinct values, the dependant runs once per value (in the upstream's row order, each checked as a question's value would be), up to this many; its runs' rows are composed into one table, the answer says how many values ran and how many were left out, and the audit row counts each run. `1` runs a dependant only on a single value |
+//! | `fan_out` | integer 1..=100, default 10 | the most values one edge fans out to: when an upstream column gives several distinct values, the dependant runs once per value (in the upstream's row order, each checked as a question's value would be), up to this many; its runs' rows are composed into one table (with a last column named after the param, holding each row's value, when no column of the dependant's own shows it), the answer says how many values ran and how many were left out, and the audit row counts each run. `1` runs a dependant only on a single value |
 //! | `default_k` | integer >= 2 | suppression threshold for count intents that do not set `k` (11) |
 //! | `allowed_schemas` | array of strings | the only schemas SQL may name; every table must be written `schema.table` with one of these (CTE names excepted). `eeo`, `pg_catalog`, `information_schema` and `pg_toast` are never allowed |
 //! | `scopes` | array of strings | the scope names intents and planes may require (for example `bench`) |
