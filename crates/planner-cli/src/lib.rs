@@ -678,7 +678,15 @@ async fn ask(
         Start::Question(question) => {
             engine.ask(Ask { question, scopes, tenant, key: None }).await.map_err(tenant_hint)?
         }
-        Start::Resume { thread, answer } => engine.resume(&thread, &answer, &caller).await?,
+        Start::Resume { thread, answer } => {
+            engine.resume(&thread, &answer, &caller).await.map_err(|err| match err {
+                planner_engine::Error::UnknownThread(_) => anyhow::anyhow!(
+                    "{err}: a thread is resumed with the registry it was asked of (pass the same \
+                     --registry), by the same tenant, within the thread retention"
+                ),
+                err => err.into(),
+            })?
+        }
     };
     loop {
         match outcome {

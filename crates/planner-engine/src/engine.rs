@@ -107,6 +107,8 @@ pub struct Engine {
     graph: Graph<Step, State, Arc<Ctx>>,
     checkpoints: Arc<PgCheckpointer>,
     retention: Duration,
+    /// The registry's mark, kept in each thread (`graph::registry_mark`).
+    mark: String,
 }
 
 /// See [`Engine::database_stats`].
@@ -151,6 +153,7 @@ impl Engine {
     /// checkpointed in the same database, so any engine sharing it can resume them. Spawns the
     /// checkpoint writer and the audit withdrawer, so it must be called within a Tokio runtime.
     pub fn new(config: EngineConfig, pool: PgPool) -> Engine {
+        let mark = graph::registry_mark(&config.registry);
         let planner = Planner::new(config.registry, config.proposer, config.samples)
             .with_proposer_timeout(config.proposer_timeout);
         let primary = planner_exec::WirePool::from_pg_pool(&pool);
@@ -172,7 +175,7 @@ impl Engine {
         );
         let retention = config.thread_retention;
         tokio::spawn(prune_loop(pool, Arc::downgrade(&checkpoints), retention));
-        Engine { ctx, graph, checkpoints, retention }
+        Engine { ctx, graph, checkpoints, retention, mark }
     }
 
     /// Forgets the threads older than the retention now: their ownership rows, and the
@@ -254,6 +257,7 @@ impl Engine {
             scopes: ask.scopes,
             tenant: ask.tenant,
             key: ask.key,
+            registry: Some(self.mark.clone()),
             audit_id: Some(ticket.id()),
             ..State::default()
         };
@@ -275,7 +279,8 @@ impl Engine {
 
     /// Resumes a thread waiting for the user's answer, with the caller's scopes and key. The
     /// answer runs through the same extractors as a question. A thread is unknown to a caller
-    /// of another tenant, once the key that started it is revoked, and past the retention.
+    /// of another tenant, once the key that started it is revoked, past the retention, and to
+    /// an engine serving another registry than the one it was asked of.
     pub async fn resume(&self, thread_id: &str, answer: &str, caller: &Caller) -> Result<Outcome> {
         check_input(answer)?;
         let ticket = self.ctx.audits.ticket();
@@ -287,7 +292,13 @@ impl Engine {
             .await
             .map_err(|err| Error::Unavailable(err.to_string()))?
             .ok_or_else(unknown)?;
-        if waiting.tenant != caller.tenant || owner.tenant != caller.tenant || owner.key_revoked {
+        // A thread asked of another registry waits for no answer this engine can read.
+        let other_registry = waiting.registry.as_ref().is_some_and(|mark| *mark != self.mark);
+        if waiting.tenant != caller.tenant
+            || owner.tenant != caller.tenant
+            || owner.key_revoked
+            || other_registry
+        {
             return Err(unknown());
         }
         let payload = graph::resume_payload(answer, ticket.id(), &caller.scopes, caller.key);

@@ -106,6 +106,10 @@ pub(crate) struct State {
     /// The id of the API key of the run's caller (the resuming one after a resume).
     #[serde(default)]
     pub(crate) key: Option<uuid::Uuid>,
+    /// The mark of the registry the question was asked of ([`registry_mark`]): a thread
+    /// resumes only on the same registry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) registry: Option<String>,
     pub(crate) answers: Vec<String>,
     pub(crate) rounds: u32,
     pub(crate) refusal: Option<String>,
@@ -132,6 +136,26 @@ pub(crate) struct State {
     /// What this run derived from the fields above; never stored in a checkpoint.
     #[serde(skip)]
     pub(crate) derived: Derived,
+}
+
+/// What a registry answers, as a short mark: a 64-bit FNV-1a hash of its intents' and params'
+/// names, in order. Not a secret and not a digest of the SQL: it tells a thread asked of one
+/// registry from an engine serving another, so that no answer is read against the wrong one.
+pub(crate) fn registry_mark(registry: &planner_registry::Registry) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &byte in bytes.iter().chain(&[0]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for intent in registry.intents() {
+        eat(intent.name.as_bytes());
+    }
+    for param in registry.params() {
+        eat(param.name.as_bytes());
+    }
+    format!("{hash:016x}")
 }
 
 /// A node that ran once per value of an upstream column: what the answer and the audit say.

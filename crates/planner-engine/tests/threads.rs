@@ -1,5 +1,5 @@
 //! Threads resume with the resuming key's tenant and scopes, never past a revoked starting key
-//! or the retention; audit rows name the tenant and the key, list the intents that ran and hold
+//! or the retention, nor on another registry than the one they were asked of; audit rows name the tenant and the key, list the intents that ran and hold
 //! no value, id, question or answer text, on every route an answer takes (single, plan, refused,
 //! unplannable, and an answer after a clarification).
 
@@ -110,6 +110,29 @@ async fn a_thread_of_a_revoked_key_cannot_resume(pool: PgPool) {
         engine.resume(&thread, "TS/SCI", &caller(&["bench"], second)).await,
         Err(Error::UnknownThread(_))
     ));
+}
+
+#[sqlx::test]
+async fn a_thread_resumes_only_on_the_registry_it_was_asked_of(pool: PgPool) {
+    seeded(&pool).await;
+    let engine = Engine::new(config(), pool.clone());
+    let key = key(&pool, &["bench"]).await;
+    let thread = needs_input(engine.ask(ask(BENCH_CLARIFY, key)).await.unwrap());
+    // An engine serving another registry on the same database knows no such thread...
+    let freight = planner_registry::Registry::from_toml(
+        include_str!("fixtures/freight.toml"),
+        "freight.toml",
+    )
+    .unwrap();
+    let other = Engine::new(EngineConfig::new(freight), pool.clone());
+    assert!(matches!(
+        other.resume(&thread, "TS/SCI", &caller(&["bench"], key)).await,
+        Err(Error::UnknownThread(_))
+    ));
+    // ...and the thread still waits for the one that asked it.
+    let answer =
+        answered(engine.resume(&thread, "TS/SCI", &caller(&["bench"], key)).await.unwrap());
+    assert_eq!(answer.evidence.len(), 1);
 }
 
 #[sqlx::test]
