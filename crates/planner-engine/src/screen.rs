@@ -1016,6 +1016,11 @@ const ONLY_PEOPLE: &[&str] = &[
 /// Colour words that name a race when they qualify people ("Black students").
 const RACE_COLOURS: &[&str] = &["black", "white", "brown"];
 
+/// Words of what a person sounds or looks like, or is called: after a word of origin, a proxy
+/// for national origin.
+const ORIGIN_PROXIES: &[&str] =
+    &["sounding", "looking", "name", "names", "surname", "surnames", "accent", "accents"];
+
 /// Verbs that link a subject to an adjective ("the lift that was disabled").
 const LINKING: &[&str] =
     &["is", "was", "were", "are", "been", "be", "being", "became", "get", "got", "gets"];
@@ -1545,7 +1550,11 @@ impl<'a> Reading<'a> {
             let said = at > 0
                 && LINKING.contains(&words[at - 1])
                 && self.subject_of(at).is_some_and(|subject| self.people[subject]);
-            before || plural || said
+            // A person's name, accent or looks said to be of an origin stand for it
+            // ("Spanish-sounding surnames", "Asian-looking", "an Indian accent").
+            let proxy = self.about_people
+                && words.iter().skip(at + 1).take(3).any(|next| ORIGIN_PROXIES.contains(next));
+            before || plural || said || proxy
         })
     }
 
@@ -2384,6 +2393,11 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             ("how many Brazilian riders take the night lines", "national origin or citizenship"),
             ("which of our guests are Canadian", "national origin or citizenship"),
             ("Spaniards among the applicants", "national origin or citizenship"),
+            (
+                "tenants with Polish-sounding surnames who pay late",
+                "national origin or citizenship",
+            ),
+            ("drivers with a Russian accent by depot", "national origin or citizenship"),
         ] {
             let registry = Registry::from_toml(PERMISSIVE, "ops.toml").unwrap();
             let extraction = planner_extract::Extractor::new(&registry).extract(question);
@@ -2401,6 +2415,7 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
             "the age of the oldest open contract",
             "minority-owned carrier program spend",
             "Mexican dishes sold last month",
+            "Italian-sounding names for the new menu items",
             "how many English teachers are on staff",
             "a senior labor category's hourly rate",
             "accounts older than 60 days",
