@@ -282,8 +282,11 @@ fn sentence_names_unknown_thing(
     // An unknown word names the thing asked for unless it is the aspect (the last noun) of a
     // thing the registry knows: "the spending pattern" asks about spending, "the lease cost"
     // and "the insurance premium" about things no intent returns.
+    // Money the registry never says is a figure no intent holds, alone or after a known thing
+    // ("the budget", "the broker commission"), as "the lease cost" is: never an aspect.
     match nouns.unknown.split_last() {
         Some((_, before)) if before.contains(&true) => Some(Unknown::Thing),
+        Some((&true, _)) if nouns.money_last && nouns.of.is_none() => Some(Unknown::Thing),
         Some((&true, before)) if !before.contains(&false) => Some(Unknown::Head),
         _ => None,
     }
@@ -354,10 +357,16 @@ fn opening(knowledge: &Knowledge, words: &[(String, usize)]) -> Option<Opening> 
     Some(Opening { at, wh })
 }
 
+/// WordNet's lexicographer file of `noun.possession`: money, its amounts and transfers.
+const POSSESSION_LEXFILE: u8 = 21;
+
 /// The nouns of an asked phrase, the thing first and its aspect last ("the inflow of orders"
 /// is order inflow), each with whether the registry does not know it.
 struct Nouns {
     unknown: Vec<bool>,
+    /// Whether the last noun is money by its most frequent sense (WordNet's `noun.possession`:
+    /// "commission", "fee", "payroll").
+    money_last: bool,
     /// Where "of" was passed: the nouns before it are the aspect of those after it.
     of: Option<usize>,
 }
@@ -372,7 +381,7 @@ fn phrase_nouns(
     wh: bool,
     unknown: &impl Fn(usize) -> bool,
 ) -> Option<Nouns> {
-    let mut nouns = Nouns { unknown: Vec::new(), of: None };
+    let mut nouns = Nouns { unknown: Vec::new(), money_last: false, of: None };
     for (at, (current, position)) in words.iter().enumerate() {
         let current = current.as_str();
         if is_function_word(current) {
@@ -411,6 +420,12 @@ fn phrase_nouns(
             });
         if noun && !name && !GENERIC.contains(&current) {
             nouns.unknown.push(unknown(*position));
+            nouns.money_last = knowledge.noun(current).is_some_and(|it| {
+                it.senses()
+                    .iter()
+                    .max_by_key(|sense| sense.count)
+                    .is_some_and(|sense| sense.lexfile == POSSESSION_LEXFILE && sense.count > 0)
+            });
         }
     }
     Some(nouns)
@@ -472,12 +487,21 @@ mod tests {
         assert_eq!(unknown_in("diesel cost per mile on route 7", &["cost", "mile"]), thing);
         assert_eq!(unknown_in("the power bill for the north campus", &["bill", "campus"]), thing);
         assert_eq!(unknown_in("Show me the number of sewer blockages", &[]), thing);
-        // A head alone is weighed against the ask's other words by the proposer.
+        // A head alone is weighed against the ask's other words by the proposer, unless it is
+        // money the registry never says.
         assert_eq!(
             unknown_in("the capital budget for the north campus", &["campus"]),
             Some(Unknown::Thing)
         );
-        assert_eq!(unknown_in("the budget for the north campus", &["campus"]), Some(Unknown::Head));
+        assert_eq!(
+            unknown_in("the reservoir for the north campus", &["campus"]),
+            Some(Unknown::Head)
+        );
+        assert_eq!(unknown_in("the budget for the north campus", &["campus"]), thing);
+        // Money the registry never says is no aspect of the thing before it.
+        assert_eq!(unknown_in("the vendor fee for the north campus", &["vendor", "campus"]), thing);
+        assert_eq!(unknown_in("the vendor payroll this year", &["vendor"]), thing);
+        assert_eq!(unknown_in("the vendor pattern this year", &["vendor"]), None);
     }
 
     #[test]
