@@ -21,7 +21,9 @@
 //!
 //! A word the normaliser does not know is corrected to the closest vocabulary stem (the
 //! thesaurus and this index's terms) within a small edit distance, deterministically, so
-//! misspellings and British spellings plan. An ask opening with a drafting, booking or sending
+//! misspellings and British spellings plan; a word WordNet does not know, of four or five
+//! letters and not written in capitals, is heard as the one registry word it clips or drops the
+//! vowels of ("util", "accts"). An ask opening with a drafting, booking or sending
 //! verb asks for something else entirely and is heard as nothing.
 
 // The proposer reads as stages, each function short enough to hold in one's head
