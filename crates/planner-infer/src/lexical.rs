@@ -23,7 +23,9 @@
 //! thesaurus and this index's terms) within a small edit distance, deterministically, so
 //! misspellings and British spellings plan; a word WordNet does not know, of four or five
 //! letters and not written in capitals, is heard as the one registry word it clips or drops the
-//! vowels of ("util", "accts"). An ask opening with a drafting, booking or sending
+//! vowels of ("util", "accts"), and an acronym written in capitals that no registry word is
+//! as the registry's name or keyword of two to four words it abbreviates ("LR", "LOR"). An
+//! ask opening with a drafting, booking or sending
 //! verb asks for something else entirely and is heard as nothing.
 
 // The proposer reads as stages, each function short enough to hold in one's head

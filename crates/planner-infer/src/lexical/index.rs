@@ -99,6 +99,7 @@ impl LexicalProposer {
             }
         }
         lexicon.learn(columns.names.iter().map(String::as_str));
+        learn_acronyms(catalog, &mut lexicon);
         let kind_words = kind_words(catalog, &lexicon);
         let counts = kind_counts(&intents);
         let (things, strange_things) = things(catalog, &lexicon, &columns.terms, &kind_words);
@@ -147,6 +148,19 @@ fn registry_lexicon(catalog: &Catalog) -> Lexicon {
             .iter()
             .flat_map(|card| card.name.split('_').chain(card.keywords.iter().map(String::as_str))),
     )
+}
+
+/// Teaches `lexicon` the acronyms of the registry's intent names and keywords once the index is
+/// built: the registry's own texts are read as written ("MRR by month" in an example stays the
+/// term its keyword makes), a question's acronyms as the phrases they stand for.
+fn learn_acronyms(catalog: &Catalog, lexicon: &mut Lexicon) {
+    let names: Vec<String> =
+        catalog.cards().iter().map(|card| card.name.replace('_', " ")).collect();
+    lexicon.learn_acronyms(
+        names.iter().map(String::as_str).chain(
+            catalog.cards().iter().flat_map(|card| card.keywords.iter().map(String::as_str)),
+        ),
+    );
 }
 
 /// The terms of `text` as the index hears them (no segment or control marks).

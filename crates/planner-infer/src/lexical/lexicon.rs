@@ -743,6 +743,10 @@ pub(crate) struct Lexicon {
     /// heard as one term of its own ([`keyword_term`]): its stop word, dropped, would leave a
     /// word every intent shares. Only looked up, never iterated.
     keywords: HashMap<String, Vec<Vec<String>>>,
+    /// The initials of the registry's names and keywords of two to four words, with and without
+    /// their stop words ("lr", "lor" of "length of rental") → the phrase's stems; an acronym two
+    /// phrases share is left out. Only looked up, never iterated.
+    acronyms: HashMap<String, Vec<String>>,
 }
 
 /// The words other than stop words of a term a keyword said whole is heard as, `None` for
@@ -858,7 +862,13 @@ impl Lexicon {
         stop.extend(CONTEXT_WORDS.iter().filter(|word| !heard.iter().any(|it| it == *word)));
         stop.sort_unstable();
         stop.dedup();
-        let mut lexicon = Lexicon { phrases, stop, vocabulary: HashMap::new(), keywords };
+        let mut lexicon = Lexicon {
+            phrases,
+            stop,
+            vocabulary: HashMap::new(),
+            keywords,
+            acronyms: HashMap::new(),
+        };
         let stems: Vec<String> = kept
             .iter()
             .flat_map(|(surface, _)| words(surface))
@@ -880,6 +890,37 @@ impl Lexicon {
         if keywords.is_empty() {
             self.keywords.remove(stems[0]);
         }
+    }
+
+    /// Learns the acronyms of `phrases` (the registry's intent names, words apart, and
+    /// keywords): the initials of a phrase of two to four words, with its stop words and
+    /// without, stand for its stems ("LR" for "loss ratio", "LOR" for "length of rental").
+    pub(crate) fn learn_acronyms<'a>(&mut self, phrases: impl IntoIterator<Item = &'a str>) {
+        let mut found: std::collections::BTreeMap<String, Option<Vec<String>>> =
+            std::collections::BTreeMap::new();
+        for phrase in phrases {
+            let all: Vec<String> = words(phrase).into_iter().map(|(word, _)| word).collect();
+            let content: Vec<&String> =
+                all.iter().filter(|word| !STOP_WORDS.contains(&stem(word).as_str())).collect();
+            if !(2..=4).contains(&content.len())
+                || all.len() > 5
+                || all.iter().any(|word| !word.starts_with(|c: char| c.is_ascii_lowercase()))
+            {
+                continue;
+            }
+            let stems: Vec<String> = content.iter().map(|word| stem(word)).collect();
+            let initials = |words: &mut dyn Iterator<Item = &String>| -> String {
+                words.filter_map(|word| word.chars().next()).collect()
+            };
+            for acronym in [initials(&mut all.iter()), initials(&mut content.iter().copied())] {
+                let entry = found.entry(acronym).or_insert_with(|| Some(stems.clone()));
+                if entry.as_ref() != Some(&stems) {
+                    *entry = None;
+                }
+            }
+        }
+        self.acronyms =
+            found.into_iter().filter_map(|(acronym, stems)| Some((acronym, stems?))).collect();
     }
 
     /// Adds words (already stemmed: a registry's index terms) to the vocabulary: a known word is
@@ -1116,6 +1157,16 @@ impl Lexicon {
                     };
                 stem_in_place(&mut word);
                 if !self.knows(&word) {
+                    // An acronym of the registry's own phrase is that phrase ("LR").
+                    if original.len() <= 4
+                        && original != word
+                        && !is_function_word(&word)
+                        && let Some(expansion) = self.acronyms.get(&original.to_ascii_lowercase())
+                    {
+                        stems.extend(expansion.iter().cloned());
+                        positions.extend(expansion.iter().map(|_| at));
+                        continue;
+                    }
                     let next = words.peek().map(|(next, _)| next.as_str());
                     self.heard_as(&mut word, &original, &stems, next);
                 }
@@ -1415,6 +1466,19 @@ mod tests {
         // An acronym is no clipping; an English word is no abbreviation.
         assert_eq!(fleet.terms("UTIL", &[], &[]), ["util"]);
         assert_eq!(fleet.terms("corps", &[], &[]), ["corp"]);
+    }
+
+    #[test]
+    fn an_acronym_of_the_registry_s_phrase_is_that_phrase() {
+        let mut insurer = Lexicon::for_registry(["loss ratio", "length of stay"], ["loss ratio"]);
+        insurer.learn_acronyms(["loss ratio", "length of stay", "open claims", "overtime cost"]);
+        assert_eq!(insurer.terms("LR by quarter", &[], &[]), ["loss", "ratio", "quarter"]);
+        assert_eq!(insurer.terms("avg LOS", &[], &[]), ["avg", "length", "stay"]);
+        assert_eq!(insurer.terms("avg LS", &[], &[]), ["avg", "length", "stay"]);
+        // Only written in capitals, and never a function word ("IT", "US").
+        assert_eq!(insurer.terms("lr by quarter", &[], &[]), ["lr", "quarter"]);
+        // Two phrases with the same initials ("open claims", "overtime cost"): neither.
+        assert_eq!(insurer.terms("OC", &[], &[]), ["oc"]);
     }
 
     #[test]
