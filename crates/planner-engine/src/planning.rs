@@ -55,6 +55,10 @@ pub struct Params {
     pub mentions: Vec<ParamMention>,
     /// Kinds with two different values in the question and no answer settling them.
     pub ambiguous: BTreeSet<ParamKind>,
+    /// Of those, the kinds one word of the question names several values of ("Denver" for
+    /// two branches): asked about even where the value is optional.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub unsure: BTreeSet<ParamKind>,
     /// The available values, one per kind.
     pub available: BTreeMap<ParamKind, Value>,
     /// The values told apart by role ("from Seattle to Denver"), one per kind and role, for
@@ -114,6 +118,7 @@ impl Params {
             params.roles.extend(more.roles());
             for (kind, value) in more.available() {
                 params.ambiguous.remove(&kind);
+                params.unsure.remove(&kind);
                 params.available.insert(kind, value);
             }
             params.take_other_ends(&more);
@@ -174,6 +179,7 @@ impl Params {
         Params {
             mentions,
             ambiguous: extraction.ambiguous.clone(),
+            unsure: extraction.unsure.clone(),
             available: extraction.available(),
             roles: extraction.roles(),
             refers: false,
@@ -577,12 +583,13 @@ impl Planner {
             .collect()
     }
 
-    /// The kinds the proposer hears the question give: [`Params::kinds`], and a kind the
-    /// registry gives roles written with two values not yet told apart (what a lane intent
-    /// takes, once the user says which end each is).
+    /// The kinds the proposer hears the question give: [`Params::kinds`], a kind the registry
+    /// gives roles written with two values not yet told apart (what a lane intent takes, once
+    /// the user says which end each is), and an unsure kind (one value, the user to say which).
     fn kinds(&self, params: &Params) -> BTreeSet<ParamKind> {
         let mut kinds = params.kinds();
         kinds.extend(params.ambiguous.iter().copied().filter(|&k| self.registry.has_roles(k)));
+        kinds.extend(params.unsure.iter().copied());
         kinds
     }
 
@@ -620,7 +627,7 @@ impl Planner {
             consensus.outcome = outcome;
         }
         let mut validation = consensus.validation;
-        let missing = self.missing_params(&inputs, &proposed.samples, &validation);
+        let missing = self.missing_params(&inputs, &proposed.samples, &validation, &params.unsure);
         let route = if !missing.is_empty() && rounds_left {
             Route::Clarify
         } else if validation.plan.is_empty() {
@@ -647,12 +654,14 @@ impl Planner {
     }
 
     /// The required params that relevant intents lack: those of intents dropped as unbindable
-    /// in a strict majority of the validated samples (with one sample, in that sample).
+    /// in a strict majority of the validated samples (with one sample, in that sample); and
+    /// any param of an `unsure` kind a planned node takes.
     fn missing_params(
         &self,
         inputs: &Inputs<'_>,
         samples: &[Vec<String>],
         stabilized: &Validation,
+        unsure: &BTreeSet<ParamKind>,
     ) -> Vec<ParamId> {
         let mut votes: BTreeMap<ParamId, usize> = BTreeMap::new();
         let per_sample: Vec<Validation> = if samples.len() == 1 {
@@ -676,6 +685,15 @@ impl Planner {
             .filter(|&(_, count)| 2 * count > per_sample.len())
             .map(|(param, _)| param)
             .collect();
+        // A value one word names several of ("Denver": two branches) is asked about wherever
+        // a planned node takes it, required or not: its default would answer another question.
+        for node in &stabilized.plan.nodes {
+            for arg in &node.args {
+                if unsure.contains(&arg.kind) && !missing.contains(&arg.param) {
+                    missing.push(arg.param);
+                }
+            }
+        }
         missing.sort_by_key(|param| param.index());
         missing
     }

@@ -1,7 +1,7 @@
 //! How questions are read on registries a new user wrote (`fixtures/domains/property` and
 //! `restaurants`): a name the registry does not know, said where a value goes, is the one thing
 //! meant (the user is asked which); a superlative ranks what the ask names, not whatever intent
-//! ranks.
+//! ranks; a name two values share is asked about.
 
 use std::path::Path;
 
@@ -55,4 +55,45 @@ fn its_the_same_and_that_vendor_refer_back_through_an_optional_edge() {
             "{question}: {plan}"
         );
     }
+}
+
+/// The freight test registry with two carriers sharing the name "Acme" (`?Acme` on each).
+fn shared_name_planner() -> Planner {
+    let text = include_str!("fixtures/freight.toml")
+        .replace(
+            "{ value = \"C1\", aliases = [\"=C1\"] },",
+            "{ value = \"C1\", aliases = [\"=C1\", \"Acme Road\", \"?Acme\"] },",
+        )
+        .replace(
+            "{ value = \"C2\", aliases = [\"=C2\"] },",
+            "{ value = \"C2\", aliases = [\"=C2\", \"Acme Rail\", \"?Acme\"] },",
+        );
+    Planner::new(Registry::from_toml(&text, "freight.toml").unwrap(), None, 1)
+}
+
+#[test]
+fn a_name_two_values_share_is_asked_about_even_where_it_is_optional() {
+    let planner = shared_name_planner();
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    // The carrier is optional: "Acme" alone must not answer for every carrier.
+    let report = runtime
+        .block_on(planner_engine::plan_report(&planner, "how reliable is Acme?", &[]))
+        .unwrap();
+    let plan = serde_json::to_value(&report).unwrap();
+    assert_eq!(plan["route"], "clarify", "{plan}");
+    assert_eq!(plan["missing"], serde_json::json!(["carrier"]), "{plan}");
+    let question = plan["question_to_user"].as_str().unwrap_or("");
+    assert!(question.contains("C1 or C2"), "{plan}");
+    // Its own name is one carrier.
+    let (route, intents, _) = planned::planned(&planner, "how reliable is Acme Rail?");
+    assert_eq!((route, intents), (Route::Single, vec!["carrier_reliability".to_owned()]));
+}
+
+#[test]
+fn a_name_two_values_share_must_be_marked_shared_on_each() {
+    let text = include_str!("fixtures/freight.toml")
+        .replace("[\"=C1\"]", "[\"=C1\", \"Acme\"]")
+        .replace("[\"=C2\"]", "[\"=C2\", \"Acme\"]");
+    let err = Registry::from_toml(&text, "freight.toml").unwrap_err().to_string();
+    assert!(err.contains("claimed by both") && err.contains("`?acme`"), "{err}");
 }

@@ -20,6 +20,9 @@ pub struct Extraction {
     pub params: Vec<Mention>,
     /// Kinds written with two or more different values: not available.
     pub ambiguous: BTreeSet<ParamKind>,
+    /// Of the ambiguous kinds, those one word names several values of (an alias values share,
+    /// "Denver" for two branches): the user must say which, even where the value is optional.
+    pub unsure: BTreeSet<ParamKind>,
     /// Problems noticed, in order of position.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -174,6 +177,9 @@ pub struct Extractor {
     roles: crate::roles::RoleKinds,
     /// The last word of each declared kind's label, lower case, sorted ("vendor", "depot").
     nouns: Vec<String>,
+    /// Each alias several values of a dictionary share: its kind, its words and the values,
+    /// in the kind's order.
+    shared: Vec<(ParamKind, Vec<String>, Vec<String>)>,
 }
 
 impl Extractor {
@@ -200,7 +206,58 @@ impl Extractor {
             .collect();
         nouns.sort_unstable();
         nouns.dedup();
-        Extractor { builtin, declared, roles: crate::roles::RoleKinds::new(registry), nouns }
+        let mut shared: Vec<(ParamKind, Vec<String>, Vec<String>)> = Vec::new();
+        for kind in registry.kinds() {
+            let planner_registry::KindBody::Dictionary { entries, .. } = &kind.body else {
+                continue;
+            };
+            for entry in entries {
+                for words in &entry.shared {
+                    match shared.iter_mut().find(|(k, w, _)| *k == kind.kind && w == words) {
+                        Some((_, _, values)) => values.push(entry.value.clone()),
+                        None => shared.push((kind.kind, words.clone(), vec![entry.value.clone()])),
+                    }
+                }
+            }
+        }
+        shared.retain(|(_, _, values)| values.len() > 1);
+        Extractor {
+            builtin,
+            declared,
+            roles: crate::roles::RoleKinds::new(registry),
+            nouns,
+            shared,
+        }
+    }
+
+    /// A mention whose words are an alias several values share stands for each of them: the
+    /// others are added at the same span and the kind is unsure.
+    fn share(&self, question: &str, from: usize, out: &mut Extraction) {
+        if self.shared.is_empty() {
+            return;
+        }
+        let mut more = Vec::new();
+        for mention in out.params.get(from..).unwrap_or(&[]) {
+            let text = question.get(mention.span.start..mention.span.end).unwrap_or("");
+            let words = planner_registry::alias_words(text);
+            let Some((_, _, values)) = self
+                .shared
+                .iter()
+                .find(|(kind, alias, _)| *kind == mention.kind && *alias == words)
+            else {
+                continue;
+            };
+            if !matches!(&mention.value, Value::Text(value) if values.contains(value)) {
+                continue;
+            }
+            out.unsure.insert(mention.kind);
+            for value in values {
+                if mention.value != Value::Text(value.clone()) {
+                    more.push(Mention { value: Value::Text(value.clone()), ..mention.clone() });
+                }
+            }
+        }
+        out.params.extend(more);
     }
 
     /// The nouns the registry's declared kinds are called by (the last word of each label, lower
@@ -228,6 +285,7 @@ impl Extractor {
         let builtin_params = out.params.len();
         out.params.reserve(16);
         self.declared.extract(question, &taken, &mut out.params, &mut out.diagnostics);
+        self.share(question, builtin_params, &mut out);
         let declared = &out.params[builtin_params..];
         for mention in declared {
             let first = declared.iter().find(|m| m.kind == mention.kind);

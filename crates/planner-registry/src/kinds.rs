@@ -1,7 +1,7 @@
 //! `[kinds]`: parameter kinds a registry file declares, each an instance of a generic extractor
 //! type, checked at load (every mistake reported with its location).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use toml::Spanned;
 
@@ -111,6 +111,10 @@ pub struct Entry {
     pub value: String,
     /// Its aliases; the canonical value itself is the first, matched in any case.
     pub aliases: Vec<Alias>,
+    /// The words of the aliases it shares with other values of its kind (written `?Denver` on
+    /// each): a question saying one names any of them, and the user is asked which. The first
+    /// value to write such an alias also holds it among its `aliases`.
+    pub shared: Vec<Vec<String>>,
 }
 
 /// One way of writing a dictionary value.
@@ -711,6 +715,8 @@ impl KindCheck<'_, '_> {
             }
         };
         let mut claimed: BTreeMap<Vec<String>, String> = BTreeMap::new();
+        // The aliases written shared (`?Denver`): every value writing one so may claim it.
+        let mut shareable: BTreeSet<Vec<String>> = BTreeSet::new();
         let mut entries: Vec<Entry> = Vec::new();
         let mut made: Vec<Vec<Alias>> = Vec::new();
         for (value, aliases, span) in written {
@@ -725,9 +731,18 @@ impl KindCheck<'_, '_> {
                 continue;
             }
             let mut spelled = Vec::new();
+            let mut shares: Vec<Vec<String>> = Vec::new();
             for alias in aliases {
+                let (alias, shared) = match alias.strip_prefix('?') {
+                    Some(rest) => (rest.to_owned(), true),
+                    None => (alias, false),
+                };
                 let (case, text) = marked(&alias, any_case);
-                spelled.push(Alias { words: alias_words(text), case, term: is_term(text) });
+                let words = alias_words(text);
+                if shared {
+                    shares.push(words.clone());
+                }
+                spelled.push(Alias { words, case, term: is_term(text) });
             }
             // The canonical value matches in any case, unless it carries a marker ("=SEA"), is
             // an ordinary English word written in capitals, or an alias of the same words
@@ -740,6 +755,7 @@ impl KindCheck<'_, '_> {
             }
             made.push(spelled.iter().flat_map(|alias| spelling.forms(alias)).collect::<Vec<_>>());
             let mut aliases = Vec::new();
+            let mut shared = Vec::new();
             for alias in spelled {
                 if alias.words.is_empty() {
                     self.problems.push((
@@ -748,23 +764,37 @@ impl KindCheck<'_, '_> {
                     ));
                     continue;
                 }
+                let shares = shares.contains(&alias.words);
                 match claimed.get(&alias.words) {
-                    Some(owner) if *owner != value => self.problems.push((
-                        span.clone(),
-                        format!(
-                            "kind `{}`: alias `{}` is claimed by both `{owner}` and `{value}`",
-                            self.name,
-                            alias.words.join(" ")
-                        ),
-                    )),
+                    Some(owner) if *owner != value => {
+                        if shares && shareable.contains(&alias.words) {
+                            shared.push(alias.words);
+                        } else {
+                            self.problems.push((
+                                span.clone(),
+                                format!(
+                                    "kind `{}`: alias `{}` is claimed by both `{owner}` and \
+                                     `{value}` (a name several values share is written `?{}` \
+                                     on each, and the user is asked which)",
+                                    self.name,
+                                    alias.words.join(" "),
+                                    alias.words.join(" ")
+                                ),
+                            ));
+                        }
+                    }
                     Some(_) => {}
                     None => {
                         claimed.insert(alias.words.clone(), value.clone());
+                        if shares {
+                            shareable.insert(alias.words.clone());
+                            shared.push(alias.words.clone());
+                        }
                         aliases.push(alias);
                     }
                 }
             }
-            entries.push(Entry { value, aliases });
+            entries.push(Entry { value, aliases, shared });
         }
         // The spellings the rules make, after every alias written has its value.
         for (entry, made) in entries.iter_mut().zip(made) {

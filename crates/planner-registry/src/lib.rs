@@ -90,6 +90,12 @@
 //! rules" name no hub; a dictionary or list kind with `case = "any"` matches every unmarked value
 //! and alias in any case.
 //!
+//! An alias is claimed by one value; a name several values share (a city with two branches)
+//! is written `?` first on each of them (`"?Denver"` on `den_airport` and on `den_union`, the
+//! case markers after it): a question saying it names none of them alone, and the user is asked
+//! which ("Which branch do you mean: den_airport or den_union?"), even where the param is
+//! optional. The same alias written on two values without `?` is an error.
+//!
 //! **Relative periods.** A `date_range` kind of a registry with an `as_of` query also reads
 //! periods relative to the data's date: "last year", "this year", "year to date" (and "YTD"),
 //! "last quarter", "this quarter", "last month", "yesterday", "today", and, when no `duration`
