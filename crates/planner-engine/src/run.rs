@@ -209,9 +209,10 @@ fn compose(
         Ok(tables) => tables,
         Err(reason) => return Some(Err(reason)),
     };
+    // Named after the param, or holding each run's value in every row of that run.
     let shown = |(name, values): &Labels| {
-        let first = tables.first()?;
-        let mut columns = (0..first.columns.len()).filter(|&column| {
+        let Some(first) = tables.first() else { return true };
+        let holds = |column: usize| {
             tables.iter().zip(values).all(|(table, value)| {
                 table.rows.iter().all(|row| {
                     row.get(column).and_then(cell_value).is_some_and(|cell| match (&cell, value) {
@@ -220,10 +221,10 @@ fn compose(
                     })
                 })
             })
-        });
-        Some(columns.next().is_some() || first.columns.iter().any(|c| &c.name == name))
+        };
+        first.columns.iter().any(|c| &c.name == name) || (0..first.columns.len()).any(holds)
     };
-    let label = labels.filter(|labels| labels.1.len() > 1 && shown(labels) == Some(false));
+    let label = labels.filter(|labels| labels.1.len() > 1 && !shown(labels));
     let mut tables = tables.into_iter().enumerate();
     let (_, mut composed) = tables.next()?;
     if let Some((name, values)) = label {

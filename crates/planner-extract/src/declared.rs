@@ -960,13 +960,15 @@ impl Declared {
             candidates.retain(|c| (c.from..c.to).all(free));
         }
         // A month said without its year is read only where no other period of its kind is
-        // said: beside "2024" or "since February 2025", it is a part of that period, not a
+        // said: beside "2023" or "since March 2023", it is a part of that period, not a
         // second one ("in 2024, mostly in March").
         let yearless =
             |c: &Candidate| matches!(c.value, Pending::Relative(_, Relative::Months { .. }));
-        let dated: Vec<usize> =
-            candidates.iter().filter(|c| !yearless(c)).map(|c| c.matcher).collect();
-        candidates.retain(|c| !yearless(c) || !dated.contains(&c.matcher));
+        if candidates.iter().any(yearless) {
+            let dated: Vec<usize> =
+                candidates.iter().filter(|c| !yearless(c)).map(|c| c.matcher).collect();
+            candidates.retain(|c| !yearless(c) || !dated.contains(&c.matcher));
+        }
         // A calendar period relative to the data's date ("last year") is read as that period,
         // not as the length a duration kind would read in the same words (365 days).
         let calendar = |c: &Candidate| {
@@ -1816,7 +1818,7 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
             Some((end, (None, Some(p.end))))
         }
         "in" | "during" | "for" | "of" | "throughout" => {
-            // "in July and August 2025": the two months.
+            // A run of months whose last names the year ("in May and June 2024"): both months.
             if let Some(run) = month_run_at(words, i + 1, &["and", "to", "through", "thru"]) {
                 return Some(run);
             }

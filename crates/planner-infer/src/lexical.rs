@@ -24,7 +24,7 @@
 //! misspellings and British spellings plan; a word WordNet does not know, of four or five
 //! letters and not written in capitals, is heard as the one registry word it clips or drops the
 //! vowels of ("util", "accts"), and an acronym written in capitals that no registry word is
-//! as the registry's name or keyword of two to four words it abbreviates ("LR", "LOR"). An
+//! as the registry's name or keyword of two to four words it abbreviates ("LR", "LOS"). An
 //! ask opening with a drafting, booking or sending
 //! verb asks for something else entirely and is heard as nothing.
 

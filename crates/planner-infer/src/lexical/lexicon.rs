@@ -744,7 +744,7 @@ pub(crate) struct Lexicon {
     /// word every intent shares. Only looked up, never iterated.
     keywords: HashMap<String, Vec<Vec<String>>>,
     /// The initials of the registry's names and keywords of two to four words, with and without
-    /// their stop words ("lr", "lor" of "length of rental") → the phrase's stems; an acronym two
+    /// their stop words ("ls", "los" of "length of stay") → the phrase's stems; an acronym two
     /// phrases share is left out. Only looked up, never iterated.
     acronyms: HashMap<String, Vec<String>>,
 }
@@ -894,7 +894,7 @@ impl Lexicon {
 
     /// Learns the acronyms of `phrases` (the registry's intent names, words apart, and
     /// keywords): the initials of a phrase of two to four words, with its stop words and
-    /// without, stand for its stems ("LR" for "loss ratio", "LOR" for "length of rental").
+    /// without, stand for its stems ("LR" for "loss ratio", "LOS" for "length of stay").
     pub(crate) fn learn_acronyms<'a>(&mut self, phrases: impl IntoIterator<Item = &'a str>) {
         let mut found: std::collections::BTreeMap<String, Option<Vec<String>>> =
             std::collections::BTreeMap::new();
@@ -1142,37 +1142,48 @@ impl Lexicon {
         let mut stems: Vec<String> = Vec::with_capacity(words.len());
         let mut positions: Vec<usize> = Vec::with_capacity(words.len());
         let mut words = words.into_iter().peekable();
-        while let Some((mut word, at)) = words.next() {
+        // The buffer the next stem is spelled in: the previous word's, so that keeping the word
+        // as written beside its stem allocates nothing.
+        let mut spare = String::new();
+        while let Some((word, at)) = words.next() {
             if inside(masked, at) || (word == STOP && inside(protected, at)) {
                 continue;
             }
-            if word != STOP {
+            if word == STOP {
+                stems.push(word);
+                positions.push(at);
+                continue;
+            }
+            let mut stemmed = std::mem::take(&mut spare);
+            stemmed.clear();
+            stemmed.push_str(&word);
+            stem_in_place(&mut stemmed);
+            if !self.knows(&stemmed) {
                 let written = text.get(at..at + word.len()).unwrap_or("");
+                // An acronym is read as written, a word as it is lower case.
                 let original =
                     if !written.is_empty() && written.bytes().all(|b| b.is_ascii_uppercase()) {
-                        // An acronym: no abbreviation of a registry word.
-                        written.to_owned()
+                        written
                     } else {
-                        word.clone()
+                        word.as_str()
                     };
-                stem_in_place(&mut word);
-                if !self.knows(&word) {
-                    // An acronym of the registry's own phrase is that phrase ("LR").
-                    if original.len() <= 4
-                        && original != word
-                        && !is_function_word(&word)
-                        && let Some(expansion) = self.acronyms.get(&original.to_ascii_lowercase())
-                    {
-                        stems.extend(expansion.iter().cloned());
-                        positions.extend(expansion.iter().map(|_| at));
-                        continue;
-                    }
-                    let next = words.peek().map(|(next, _)| next.as_str());
-                    self.heard_as(&mut word, &original, &stems, next);
+                // An acronym of the registry's own phrase is that phrase ("LR").
+                if original.len() <= 4
+                    && original != stemmed
+                    && !is_function_word(&stemmed)
+                    && let Some(expansion) = self.acronyms.get(&original.to_ascii_lowercase())
+                {
+                    stems.extend(expansion.iter().cloned());
+                    positions.extend(expansion.iter().map(|_| at));
+                    spare = word;
+                    continue;
                 }
+                let next = words.peek().map(|(next, _)| next.as_str());
+                self.heard_as(&mut stemmed, original, &stems, next);
             }
-            stems.push(word);
+            stems.push(stemmed);
             positions.push(at);
+            spare = word;
         }
         (stems, positions)
     }

@@ -54,7 +54,7 @@ impl LexicalProposer {
             };
             keep_best(if fallback { &mut anchored_best } else { &mut best }, index, score);
             // It ranks what the ask names: a decisive term of the ask besides the superlative
-            // is its own ("the highest no-show rate" ranks no-shows, not the top sellers).
+            // is its own ("the highest refund rate" ranks refunds, not the top sellers).
             let intent = &self.intents[index];
             let names = columns.iter().any(|&column| {
                 Some(column) != ranking && self.decisive[column] && intent.weights[column] > 0.0

@@ -4,7 +4,7 @@
 //! a provider stands once a pick that gave way to a value provides it (a ticket's status and
 //! "what else was logged against the same machine": the ticket provides its machine). An
 //! intent needing what a chosen one provides joins when a decisive term of its name is heard
-//! that no chosen intent has in its name or keywords ("the incumbent's awards"), never the
+//! that no chosen intent has in its name or keywords ("the supplier's invoices"), never the
 //! superlative heard as `top` (it says how an ask ranks, not whom). An ask no
 //! chosen intent answers that refers back ("what tickets have they raised") names what it wants
 //! of what a chosen intent provides: the intent needing it that its decisive terms weigh most
