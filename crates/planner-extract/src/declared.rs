@@ -19,8 +19,8 @@
 use std::collections::BTreeMap;
 
 use planner_registry::{
-    CaseRule, DurationUnit, Entry, KindBody, KindSpec, KindType, ParamKind, Value, days_in,
-    shape_matches,
+    CaseRule, CodeShape, DurationUnit, Entry, KindBody, KindSpec, KindType, ParamKind, Value,
+    days_in,
 };
 
 use crate::mention::{Diagnostic, Mention, Problem, Span};
@@ -598,7 +598,7 @@ enum How {
         phrases: Phrases,
     },
     Code {
-        shape: String,
+        shape: CodeShape,
         codes: Vec<String>,
         cues: Vec<Vec<u32>>,
         bare_mixed: bool,
@@ -782,7 +782,7 @@ impl Declared {
                     // A number may also come before its cue or a superlative ("5 biggest").
                     out.timed.push(m);
                 }
-                How::Code { shape, .. } => out.shaped.push((m, head_len(shape))),
+                How::Code { shape, .. } => out.shaped.push((m, shape.head_len())),
                 How::Uuid => out.shaped.push((m, Some(8))),
                 How::Duration { .. } | How::Date | How::DateRange { .. } => out.timed.push(m),
                 How::QuotedText { .. } => out.quoted.push(m),
@@ -1032,14 +1032,6 @@ impl Matcher {
     }
 }
 
-/// The length in bytes the first word of a code of `shape` has, when the shape decides it: its
-/// leading run of letters and digits, followed by an ASCII separator or the end.
-fn head_len(shape: &str) -> Option<usize> {
-    let bytes = shape.as_bytes();
-    let len = bytes.iter().take_while(|b| b.is_ascii_alphanumeric()).count();
-    (len > 0 && bytes.get(len).is_none_or(u8::is_ascii)).then_some(len)
-}
-
 /// A list after a context cue starting at word `c`: its words and the entries found (pushed on
 /// `scratch`).
 fn list_at(
@@ -1177,7 +1169,7 @@ fn list_values(
 fn code_value(
     words: &Words<'_>,
     i: usize,
-    shape: &str,
+    shape: &CodeShape,
     codes: &[String],
     cues: &[Vec<u32>],
     bare_mixed: bool,
@@ -1256,20 +1248,12 @@ fn cue_ending(words: &Words<'_>, c: usize, cues: &[Vec<u32>]) -> Option<usize> {
 }
 
 /// A code of `shape` starting at word `i`: one past its last word and the byte where it ends.
-fn code_at(words: &Words<'_>, i: usize, shape: &str) -> Option<(usize, usize)> {
+fn code_at(words: &Words<'_>, i: usize, shape: &CodeShape) -> Option<(usize, usize)> {
     let w = words.words.get(i)?;
     let text = words.text.get(w.start..w.start + shape.len())?;
-    let fits = shape.len() == text.len()
-        && shape.bytes().zip(text.bytes()).all(|(s, c)| match s {
-            b'A' => c.is_ascii_alphabetic(),
-            b'9' => c.is_ascii_digit(),
-            b'X' => c.is_ascii_alphanumeric(),
-            other => other == c.to_ascii_uppercase(),
-        });
-    if !fits {
+    if !shape.matches(text.as_bytes()) {
         return None;
     }
-    debug_assert!(shape_matches(shape, &text.to_ascii_uppercase()));
     let stop = w.start + shape.len();
     if words.text[stop..].chars().next().is_some_and(|c| c.is_alphanumeric() || c == '-') {
         return None;

@@ -30,8 +30,9 @@ pub enum KindBody {
     },
     /// `code`: tokens of one shape, from a list or after a cue word.
     Code {
-        /// `A` a letter, `9` a digit, `X` either; any other character stands for itself.
-        shape: String,
+        /// `A` a letter, `9` a digit, `X` either; any other character stands for itself, and
+        /// `\` makes the next one literal (`R\A-9999999`).
+        shape: CodeShape,
         /// The valid codes (upper case) with their titles, when a list was given.
         codes: BTreeMap<String, String>,
         /// Words of which one must come within the two words before a code not in the list.
@@ -813,33 +814,41 @@ impl KindCheck<'_, '_> {
         let shape = match &raw.shape {
             Some(shape) => {
                 let text = shape.get_ref();
-                let letters_or_digits =
-                    text.chars().filter(|c| matches!(c, 'A' | '9' | 'X')).count();
-                if letters_or_digits == 0 || text.len() > 64 {
-                    self.problems.push((
-                        shape.span(),
-                        format!(
-                            "kind `{}`: shape `{text}` has no `A`, `9` or `X`: no code can match it",
-                            self.name
-                        ),
-                    ));
-                } else if text.chars().any(|c| c.is_whitespace()) {
-                    self.problems.push((
-                        shape.span(),
-                        format!(
-                            "kind `{}`: shape `{text}` has a blank: a code is one word",
-                            self.name
-                        ),
-                    ));
+                match CodeShape::parse(text) {
+                    Err(err) => {
+                        self.problems.push((shape.span(), format!("kind `{}`: {err}", self.name)));
+                        CodeShape::default()
+                    }
+                    Ok(parsed) if !parsed.varies() || text.len() > 64 => {
+                        self.problems.push((
+                            shape.span(),
+                            format!(
+                                "kind `{}`: shape `{text}` has no `A`, `9` or `X`: no code can \
+                                 match it (a literal A, 9 or X is written `\\A`)",
+                                self.name
+                            ),
+                        ));
+                        parsed
+                    }
+                    Ok(_) if text.chars().any(char::is_whitespace) => {
+                        self.problems.push((
+                            shape.span(),
+                            format!(
+                                "kind `{}`: shape `{text}` has a blank: a code is one word",
+                                self.name
+                            ),
+                        ));
+                        CodeShape::default()
+                    }
+                    Ok(parsed) => parsed,
                 }
-                text.clone()
             }
             None => {
                 self.problems.push((
                     whole.clone(),
                     format!("kind `{}` of type code needs a `shape`", self.name),
                 ));
-                String::new()
+                CodeShape::default()
             }
         };
         let cues = self.words(raw.cues.as_ref(), "cues", false);
@@ -849,7 +858,7 @@ impl KindCheck<'_, '_> {
         {
             for (line, row) in rows {
                 let code = row.first().map(|c| c.trim().to_uppercase()).unwrap_or_default();
-                if !shape.is_empty() && !shape_matches(&shape, &code) {
+                if !shape.is_empty() && !shape.matches(code.as_bytes()) {
                     self.problems.push((
                         csv.span(),
                         format!(
@@ -880,12 +889,9 @@ impl KindCheck<'_, '_> {
             Some(bare) if bare.get_ref() == "mixed" => {
                 // A shape whose every position is a letter, or every one a digit, never mixes.
                 // Literal letters and digits count: every code of `SH-999999` holds both.
-                let letter =
-                    shape.bytes().any(|b| b == b'A' || (b.is_ascii_alphabetic() && b != b'X'));
-                let digit = shape.bytes().any(|b| b.is_ascii_digit());
-                let can_mix = shape.contains('X') || (letter && digit) || shape.is_empty();
+                let can_mix = shape.can_mix() || shape.is_empty();
                 if !can_mix {
-                    let only = if letter { "letters" } else { "digits" };
+                    let only = if shape.holds_letters() { "letters" } else { "digits" };
                     self.problems.push((
                         bare.span(),
                         format!(
@@ -977,14 +983,123 @@ impl KindCheck<'_, '_> {
     }
 }
 
-/// Whether `code` (upper case) has the `shape`: `A` a letter, `9` a digit, `X` either, any other
-/// character itself.
-pub fn shape_matches(shape: &str, code: &str) -> bool {
-    shape.len() == code.len()
-        && shape.bytes().zip(code.bytes()).all(|(s, c)| match s {
-            b'A' => c.is_ascii_uppercase(),
-            b'9' => c.is_ascii_digit(),
-            b'X' => c.is_ascii_uppercase() || c.is_ascii_digit(),
-            other => other == c,
+/// A code kind's shape, read once: each byte of a code a letter (`A`), a digit (`9`), either
+/// (`X`) or itself; `\` before a character makes it literal, so a shape can hold the letters
+/// `A` and `X` and the digit `9` (`R\A-9999999` is every code of `RA-` and seven digits).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CodeShape {
+    /// As the registry wrote it.
+    text: String,
+    /// One slot per byte of a code.
+    slots: Box<[Slot]>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Letter,
+    Digit,
+    Either,
+    Literal(u8),
+}
+
+impl CodeShape {
+    /// Reads `text`; a trailing `\` with nothing to escape is an error.
+    pub fn parse(text: &str) -> std::result::Result<Self, String> {
+        let mut slots = Vec::with_capacity(text.len());
+        let mut bytes = text.bytes();
+        while let Some(b) = bytes.next() {
+            slots.push(match b {
+                b'A' => Slot::Letter,
+                b'9' => Slot::Digit,
+                b'X' => Slot::Either,
+                b'\\' => match bytes.next() {
+                    Some(escaped) => Slot::Literal(escaped.to_ascii_uppercase()),
+                    None => {
+                        return Err(format!(
+                            "shape `{text}` ends in `\\`: escape a character (`\\A`)"
+                        ));
+                    }
+                },
+                other => Slot::Literal(other.to_ascii_uppercase()),
+            });
+        }
+        Ok(Self { text: text.to_owned(), slots: slots.into() })
+    }
+
+    /// The shape as the registry wrote it.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The length in bytes of every code of this shape.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether no code can have this shape (it is empty).
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Whether `code` has the shape, its letters in any case.
+    pub fn matches(&self, code: &[u8]) -> bool {
+        self.slots.len() == code.len()
+            && self.slots.iter().zip(code).all(|(slot, &c)| match *slot {
+                Slot::Letter => c.is_ascii_alphabetic(),
+                Slot::Digit => c.is_ascii_digit(),
+                Slot::Either => c.is_ascii_alphanumeric(),
+                Slot::Literal(l) => l == c.to_ascii_uppercase(),
+            })
+    }
+
+    /// Whether the shape has a position for a letter, a digit or either (else it is one fixed
+    /// text, and no code varies).
+    pub fn varies(&self) -> bool {
+        self.slots.iter().any(|s| !matches!(s, Slot::Literal(_)))
+    }
+
+    /// Whether every code of the shape holds a letter and a digit, or could (an `X`): what
+    /// `bare = "mixed"` reads. Literal letters and digits count: every code of `SH-999999` mixes.
+    pub fn can_mix(&self) -> bool {
+        let letter = self.slots.iter().any(|s| match s {
+            Slot::Letter => true,
+            Slot::Literal(l) => l.is_ascii_alphabetic(),
+            _ => false,
+        });
+        let digit = self.slots.iter().any(|s| match s {
+            Slot::Digit => true,
+            Slot::Literal(l) => l.is_ascii_digit(),
+            _ => false,
+        });
+        self.slots.contains(&Slot::Either) || (letter && digit)
+    }
+
+    /// Whether every code of the shape holds a letter (else digits alone).
+    pub fn holds_letters(&self) -> bool {
+        self.slots.iter().any(|s| {
+            matches!(s, Slot::Letter) || matches!(s, Slot::Literal(l) if l.is_ascii_alphabetic())
         })
+    }
+
+    /// The length in bytes of a code's first word, when the shape decides it: its leading run of
+    /// letters and digits, followed by an ASCII separator or the end.
+    pub fn head_len(&self) -> Option<usize> {
+        let len = self
+            .slots
+            .iter()
+            .take_while(|s| !matches!(s, Slot::Literal(l) if !l.is_ascii_alphanumeric()))
+            .count();
+        let next_ascii = match self.slots.get(len) {
+            None => true,
+            Some(Slot::Literal(l)) => l.is_ascii(),
+            Some(_) => true,
+        };
+        (len > 0 && next_ascii).then_some(len)
+    }
+}
+
+impl std::fmt::Display for CodeShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
 }

@@ -72,7 +72,7 @@
 //! | type | keys | canonical value |
 //! |---|---|---|
 //! | `dictionary` | `values = [{ value, aliases }]` or `csv` (header `value,aliases`, aliases split by `\|`); `ordered`; spelling rules `prefixes` (words that may come before an alias of any case: "U.S."), `variants = { word = ["other"] }` (a word an alias may be written with instead: "dept" for "department") and `optional` words an alias may leave out ("the") | the value (text), spanning its own words ("gold or above" reads as `gold`); an alias's words may be written joined by blanks, dots, hyphens or slashes ("ts sci" matches "TS/SCI"); a spelling the rules make never takes an alias written for another value |
-//! | `code` | `shape` (`A` letter, `9` digit, `X` either, other characters literal); optional `csv` (header `code,title`), `cues` and `bare = "mixed"` | the code, upper case; taken when listed or after a cue, or (with `bare = "mixed"`) when it holds both letters and digits, as identifiers no word is spelled like do (a UEI); a shape's literal letters and digits count, so every code of `SH-999999` mixes and "Where is SH-107919?" needs no cue |
+//! | `code` | `shape` (`A` letter, `9` digit, `X` either, other characters literal, `\` before a character makes it literal: `'R\A-9999999'`, in single quotes, as TOML keeps a backslash there); optional `csv` (header `code,title`), `cues` and `bare = "mixed"` | the code, upper case; taken when listed or after a cue, or (with `bare = "mixed"`) when it holds both letters and digits, as identifiers no word is spelled like do (a UEI); a shape's literal letters and digits count, so every code of `SH-999999` mixes and "Where is SH-107919?" needs no cue |
 //! | `list` | `values` or `csv`, and `context` words | the values right after a context word or right before one ("SI, TK and G compartments"), or two or more in capitals joined by slashes ("SI/TK"); in declared order (`text[]`). No value or alias may hold a context word ("family rooms" would take "rooms" from every other value) |
 //! | `uuid` | | lower-case UUID |
 //! | `duration` | `unit` (`day` or `month`) | an integer ("last 2 weeks" is 14 days) |
@@ -466,8 +466,8 @@ pub use crate::{
     error::{Error, Problem, Result},
     guard::{GuardViolation, check_sql, ranks_rows},
     kinds::{
-        Alias, CaseRule, DurationUnit, Entry, Files, KindBody, KindSpec, alias_words, is_term,
-        ordinary_in_capitals, shape_matches,
+        Alias, CaseRule, CodeShape, DurationUnit, Entry, Files, KindBody, KindSpec, alias_words,
+        is_term, ordinary_in_capitals,
     },
     model::{
         AsOf, Column, ColumnType, Composite, CompositeEdge, DEFAULT_FAN_OUT, Intent, IntentBody,

@@ -162,6 +162,14 @@ type = "code"
 shape = "AAA"
 bare = "mixed"
 
+[kinds.fixed]
+type = "code"
+shape = '\A\9'
+
+[kinds.dangling]
+type = "code"
+shape = 'AB\'
+
 [kinds.store]
 type = "dictionary"
 values = [{ value = "x" }]
@@ -185,6 +193,8 @@ type = "enum"
         "`shape` does not apply to type date_range",
         "kind `top_n`: `cues` is empty",
         "shape `--` has no `A`, `9` or `X`: no code can match it",
+        "kind `fixed`: shape `\\A\\9` has no `A`, `9` or `X`: no code can match it (a literal A, 9 or X is written `\\A`)",
+        "kind `dangling`: shape `AB\\` ends in `\\`: escape a character (`\\A`)",
         "the CSV `missing.csv` does not load: missing.csv: no such file",
         "bad-shape.csv:2: code `AB-12` does not have the shape `AA-9999`",
         "the CSV `no-header.csv` does not load: its header must be `value,aliases`",

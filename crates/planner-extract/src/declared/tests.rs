@@ -45,6 +45,11 @@ type = "code"
 shape = "SH-999999"
 bare = "mixed"
 
+[kinds.agreement]
+type = "code"
+shape = 'R\A-9999999'
+bare = "mixed"
+
 [kinds.channels]
 type = "list"
 context = ["via", "through", "channels"]
@@ -141,6 +146,9 @@ fn a_code_that_mixes_letters_and_digits_needs_no_cue_with_bare_mixed() {
     // A shape's literal letters count: every `SH-999999` code mixes.
     assert_eq!(value(&r, &x.extract("Where is SH-107919?"), "shipment"), Some(text("SH-107919")));
     assert_eq!(value(&r, &x.extract("where is sh-107919"), "shipment"), Some(text("SH-107919")));
+    // `\A` is a literal A: `R\A-9999999` takes RA- and seven digits, and no other letter.
+    assert_eq!(value(&r, &x.extract("show ra-1234567"), "agreement"), Some(text("RA-1234567")));
+    assert_eq!(value(&r, &x.extract("show RB-1234567"), "agreement"), None);
 }
 
 #[test]
