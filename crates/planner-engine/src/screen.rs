@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use planner_extract::Extraction;
 use planner_knowledge::{Denotes, Knowledge, Word, is_function_word};
-use planner_registry::{IntentBody, KindType, ParamKind, Registry};
+use planner_registry::{IntentBody, KindBody, KindType, ParamKind, Registry};
 
 /// The longest question accepted, in characters.
 pub const MAX_QUESTION_CHARS: usize = 2_000;
@@ -689,6 +689,31 @@ impl Screen {
         }
         for kind in registry.kinds() {
             screen.things.extend(word_forms(&kind.label));
+            // A code kind's cue words are the nouns of the things its codes name (a "coach"
+            // of a vehicle number is a bus, whatever English's first sense of it is); a cue
+            // of several words names its thing by its last. A noun English knows only as
+            // people ("employee" of an employee number) stays people, and so does every cue
+            // of a kind whose label names people (a "driver" number's "operator").
+            let knowledge = screen.knowledge;
+            let label_head = kind.label.split_whitespace().next_back().unwrap_or_default();
+            let people_label =
+                knowledge.noun(label_head).is_some_and(|noun| noun.denotes() != Denotes::Thing);
+            if let KindBody::Code { cues, .. } = &kind.body
+                && !people_label
+            {
+                let thing = |head: &&str| {
+                    head.chars().all(char::is_alphabetic)
+                        && knowledge.noun(head).is_none_or(|noun| {
+                            noun.senses()
+                                .iter()
+                                .any(|sense| sense.class == planner_knowledge::Class::Thing)
+                        })
+                };
+                let heads = cues.iter().filter_map(|cue| cue.split_whitespace().next_back());
+                for head in heads.filter(thing) {
+                    screen.things.extend(word_forms(head));
+                }
+            }
         }
         let aliases = workforce_aliases(registry, &declared_workers, &screen.things);
         screen.workers.extend(aliases);
@@ -2150,6 +2175,62 @@ mod tests {
         assert_eq!(plain.role("customers"), Role::Person);
         assert_eq!(plain.role("invoices"), Role::Thing);
         assert_eq!(plain.role("the"), Role::Other);
+    }
+
+    /// A code kind's cue words are the nouns of its things: the registry's "coach" is a bus,
+    /// not a trainer, while a noun English knows only as people stays people.
+    #[test]
+    fn a_code_kinds_cue_words_name_things() {
+        let text = shop_toml(
+            r#"[planes]
+shop = { tenant = false, schemas = ["shop"] }
+
+[kinds.vehicle]
+type = "code"
+shape = "V-9999"
+cues = ["vehicle", "coach", "employee"]
+
+[kinds.badge]
+type = "code"
+label = "driver"
+shape = "D-9999"
+cues = ["driver", "operator"]
+
+[params]
+vehicle = { kind = "vehicle" }
+badge = { kind = "badge" }
+
+[[intent]]
+name = "vehicle_detail"
+description = "One vehicle's record."
+plane = "shop"
+sql = "SELECT v.make FROM shop.vehicle AS v WHERE v.id = $1::text"
+params = [{ name = "vehicle" }]
+columns = [{ name = "make", type = "text" }]
+
+[[intent]]
+name = "badge_detail"
+description = "One badge's record."
+plane = "shop"
+sql = "SELECT b.make FROM shop.badge AS b WHERE b.id = $1::text"
+params = [{ name = "badge" }]
+columns = [{ name = "make", type = "text" }]
+"#,
+        );
+        let registry = Registry::from_toml(&text, "shop.toml").unwrap();
+        let screen = Screen::new(&registry);
+        let check = |question: &str| {
+            screen.check(question, &planner_extract::extract(question)).map(Refusal::label)
+        };
+        assert_eq!(check("pull up the record for our oldest coach"), None);
+        // Without the registry, a coach is a trainer first.
+        let plain = Screen::default();
+        let question = "pull up the record for our oldest coach";
+        assert!(plain.check(question, &planner_extract::extract(question)).is_some());
+        // "employee" has no sense that is a thing: ranking employees stays refused.
+        assert_eq!(check("rank our employees by overtime"), Some("ranks_people"));
+        // The cues of a kind labelled by people stay people.
+        assert_eq!(check("rank our operators by overtime"), Some("ranks_people"));
     }
 
     /// A registry over schema `shop`: the settings, then `body`.
