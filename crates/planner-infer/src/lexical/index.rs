@@ -99,6 +99,14 @@ impl LexicalProposer {
             }
         }
         lexicon.learn(columns.names.iter().map(String::as_str));
+        lexicon.name_intents_by(
+            columns
+                .names
+                .iter()
+                .zip(&columns.strong)
+                .filter(|(_, df)| **df > 0)
+                .map(|(term, _)| term.as_str()),
+        );
         learn_acronyms(catalog, &mut lexicon);
         let kind_words = kind_words(catalog, &lexicon);
         let counts = kind_counts(&intents);

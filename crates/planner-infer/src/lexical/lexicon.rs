@@ -481,6 +481,12 @@ pub(crate) const STOP: &str = "|.";
 /// The term that opens a segment asking for something else entirely (drafting, booking...).
 pub(crate) const FOREIGN: &str = "@foreign";
 
+/// Words that open a verb's object: a determiner or a pronoun.
+const OBJECT_OPENERS: &[&str] = &[
+    "a", "an", "the", "my", "our", "your", "their", "me", "us", "them", "it", "this", "that",
+    "some",
+];
+
 /// Verbs that, opening an ask, ask to produce or do something rather than to look something up:
 /// the ask is nothing a registry of queries answers.
 const FOREIGN_VERBS: &[&str] = &[
@@ -747,6 +753,10 @@ pub(crate) struct Lexicon {
     /// their stop words ("ls", "los" of "length of stay") → the phrase's stems; an acronym two
     /// phrases share is left out. Only looked up, never iterated.
     acronyms: HashMap<String, Vec<String>>,
+    /// The stems the registry names its intents by (names, keywords, examples), sorted: a verb
+    /// among them is the registry's word, not a request for something else ("schedule
+    /// slippage" of a `schedule_slippage` intent).
+    named: Vec<String>,
 }
 
 /// The words other than stop words of a term a keyword said whole is heard as, `None` for
@@ -868,6 +878,7 @@ impl Lexicon {
             vocabulary: HashMap::new(),
             keywords,
             acronyms: HashMap::new(),
+            named: Vec::new(),
         };
         let stems: Vec<String> = kept
             .iter()
@@ -938,6 +949,14 @@ impl Lexicon {
                 bucket.insert(at, stem.to_owned());
             }
         }
+    }
+
+    /// Marks `stems` as the words the registry names its intents by: a verb among them opens
+    /// no request for something else.
+    pub(crate) fn name_intents_by<'a>(&mut self, stems: impl IntoIterator<Item = &'a str>) {
+        self.named.extend(stems.into_iter().map(str::to_owned));
+        self.named.sort_unstable();
+        self.named.dedup();
     }
 
     /// Whether a stem means something to the lexicon as it is.
@@ -1066,7 +1085,13 @@ impl Lexicon {
                 emit(Cow::Borrowed(SPLIT), positions[at]);
                 framed = false;
             }
-            if opening && FOREIGN_VERBS.contains(&stem) {
+            // A verb is used as one before its object's determiner or pronoun ("schedule a
+            // call"); the registry's own noun before a noun is its noun ("schedule slippage").
+            let object =
+                stems.get(at + 1).is_some_and(|next| OBJECT_OPENERS.contains(&next.as_str()));
+            let registry_noun =
+                !object && self.named.binary_search_by(|it| it.as_str().cmp(stem)).is_ok();
+            if opening && FOREIGN_VERBS.contains(&stem) && !registry_noun {
                 emit(Cow::Borrowed(FOREIGN), positions[at]);
             }
             opening &= POLITE.contains(&stem);
@@ -1500,6 +1525,13 @@ mod tests {
                 Some(FOREIGN)
             );
         }
+        // A verb the registry names an intent by is its noun before a noun ("schedule
+        // slippage"), and still a request before its object ("schedule a call").
+        let mut site = Lexicon::for_registry(["schedule slippage"], ["schedule slippage"]);
+        site.name_intents_by(["schedul"]);
+        let first = |text: &str| site.terms(text, &[], &[]).first().map(|it| it.to_string());
+        assert_eq!(first("schedule slippage on the tower").as_deref(), Some("schedul"));
+        assert_eq!(first("schedule a call with the owner").as_deref(), Some(FOREIGN));
     }
 
     #[test]
