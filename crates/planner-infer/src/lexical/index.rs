@@ -141,9 +141,10 @@ impl LexicalProposer {
     }
 }
 
-/// The lexicon of the registry: the thesaurus entries its own words speak of.
+/// The lexicon of the registry: the thesaurus entries its own words speak of, its intent
+/// names' words its own.
 fn registry_lexicon(catalog: &Catalog) -> Lexicon {
-    Lexicon::for_registry(
+    let mut lexicon = Lexicon::for_registry(
         catalog.cards().iter().flat_map(|card| {
             [card.name.as_str(), card.description.as_str()]
                 .into_iter()
@@ -155,7 +156,9 @@ fn registry_lexicon(catalog: &Catalog) -> Lexicon {
             .cards()
             .iter()
             .flat_map(|card| card.name.split('_').chain(card.keywords.iter().map(String::as_str))),
-    )
+    );
+    lexicon.keep_name_words(catalog.cards().iter().flat_map(|card| card.name.split('_')));
+    lexicon
 }
 
 /// Teaches `lexicon` the acronyms of the registry's intent names and keywords once the index is

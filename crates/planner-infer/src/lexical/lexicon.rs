@@ -951,6 +951,23 @@ impl Lexicon {
         }
     }
 
+    /// Keeps each word of the registry's intent names (of three letters or more) its own term: a thesaurus entry folding
+    /// one such word into another concept is dropped ("budget" of a `budget_vs_actual` intent
+    /// is not heard as spend, whatever a registry of spend would make of it).
+    pub(crate) fn keep_name_words<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+        // A connective of two or fewer letters ("vs", "by") names nothing of its own.
+        for word in names.into_iter().filter(|word| word.len() > 2) {
+            let own = stem(word);
+            if let Some(entries) = self.phrases.get_mut(&own) {
+                entries.retain(|(stems, concepts)| {
+                    stems.len() > 1
+                        || concepts.is_empty()
+                        || concepts.iter().any(|c| stem(c) == own)
+                });
+            }
+        }
+    }
+
     /// Marks `stems` as the words the registry names its intents by: a verb among them opens
     /// no request for something else.
     pub(crate) fn name_intents_by<'a>(&mut self, stems: impl IntoIterator<Item = &'a str>) {
@@ -1532,6 +1549,17 @@ mod tests {
         let first = |text: &str| site.terms(text, &[], &[]).first().map(|it| it.to_string());
         assert_eq!(first("schedule slippage on the tower").as_deref(), Some("schedul"));
         assert_eq!(first("schedule a call with the owner").as_deref(), Some(FOREIGN));
+    }
+
+    #[test]
+    fn a_word_of_an_intent_name_is_its_own_term() {
+        let texts = ["budget vs actual", "subcontractor spend"];
+        let mut site = Lexicon::for_registry(texts, ["budget", "vs", "actual", "spend"]);
+        // The thesaurus folds "budget" into spend, a concept this registry speaks of ...
+        assert_eq!(site.terms("over budget", &[], &[]), ["spend"]);
+        // ... but the registry names an intent by it.
+        site.keep_name_words(["budget", "vs", "actual", "subcontractor", "spend"]);
+        assert_eq!(site.terms("over budget", &[], &[]), ["budget"]);
     }
 
     #[test]
