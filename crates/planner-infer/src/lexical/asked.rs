@@ -18,6 +18,25 @@
 
 use planner_knowledge::{Knowledge, is_function_word};
 
+/// Framing words that measure the noun before them ("the bag *rate*", "the reservoir *level*").
+const MEASURES: &[&str] = &[
+    "number",
+    "numbers",
+    "count",
+    "counts",
+    "total",
+    "totals",
+    "amount",
+    "share",
+    "percent",
+    "percentage",
+    "pct",
+    "rate",
+    "rates",
+    "level",
+    "levels",
+];
+
 /// Words that open an ask without saying what it asks for, besides function words and verbs.
 const OPENERS: &[&str] = &[
     "what",
@@ -287,6 +306,9 @@ fn sentence_names_unknown_thing(
     match nouns.unknown.split_last() {
         Some((_, before)) if before.contains(&true) => Some(Unknown::Thing),
         Some((&true, _)) if nouns.money_last && nouns.of.is_none() => Some(Unknown::Thing),
+        // A measure of a thing the registry never says is of no thing an intent returns ("the
+        // bag rate", "the reservoir level"), whatever else the measure word picks.
+        Some((&true, _)) if nouns.measured_last && nouns.of.is_none() => Some(Unknown::Thing),
         Some((&true, before)) if !before.contains(&false) => Some(Unknown::Head),
         _ => None,
     }
@@ -367,6 +389,9 @@ struct Nouns {
     /// Whether the last noun is money by its most frequent sense (WordNet's `noun.possession`:
     /// "commission", "fee", "payroll").
     money_last: bool,
+    /// Whether a measure word came after the last noun ("bag *rate*", "reservoir *level*"):
+    /// the phrase asks for a measure of that noun.
+    measured_last: bool,
     /// Where "of" was passed: the nouns before it are the aspect of those after it.
     of: Option<usize>,
 }
@@ -381,7 +406,8 @@ fn phrase_nouns(
     wh: bool,
     unknown: &impl Fn(usize) -> bool,
 ) -> Option<Nouns> {
-    let mut nouns = Nouns { unknown: Vec::new(), money_last: false, of: None };
+    let mut nouns =
+        Nouns { unknown: Vec::new(), money_last: false, measured_last: false, of: None };
     for (at, (current, position)) in words.iter().enumerate() {
         let current = current.as_str();
         if is_function_word(current) {
@@ -418,8 +444,12 @@ fn phrase_nouns(
                 it.usually_noun()
                     && (it.denotes() == planner_knowledge::Denotes::Thing || !unknown(*position))
             });
+        if MEASURES.contains(&current) && !nouns.unknown.is_empty() {
+            nouns.measured_last = true;
+        }
         if noun && !name && !GENERIC.contains(&current) {
             nouns.unknown.push(unknown(*position));
+            nouns.measured_last = false;
             nouns.money_last = knowledge.noun(current).is_some_and(|it| {
                 it.senses()
                     .iter()
@@ -478,10 +508,9 @@ mod tests {
     #[test]
     fn an_unknown_noun_naming_the_thing_asked_for_is_an_unknown_thing() {
         let thing = Some(Unknown::Thing);
-        assert_eq!(
-            unknown_in("what's the reservoir level at the east plant", &["plant"]),
-            Some(Unknown::Head)
-        );
+        // A measure of an unknown thing ("the reservoir level", "the bag rate").
+        assert_eq!(unknown_in("what's the reservoir level at the east plant", &["plant"]), thing);
+        assert_eq!(unknown_in("bag rate at the north hub", &["rate", "hub"]), thing);
         assert_eq!(unknown_in("what's the reservoir inflow at the plant", &["inflow"]), thing);
         assert_eq!(unknown_in("How many sewer blockages did the plant report", &[]), thing);
         assert_eq!(unknown_in("diesel cost per mile on route 7", &["cost", "mile"]), thing);
