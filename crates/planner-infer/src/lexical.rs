@@ -507,7 +507,8 @@ const CONTRACTED: &[&str] =
 
 /// Whether `question` points at a thing by one of `cues` after a possessive or demonstrative
 /// ("my incident", "that case", "our latest ticket"), the cue not qualifying a word of the
-/// intent named `picked` ("our monthly ticket volume" asks for `ticket_volume`).
+/// intent named `picked` ("our monthly ticket volume" asks for `ticket_volume`), or after
+/// "the" where the cue ends its phrase ("is the claim in suit"; not "the claim count").
 fn pointed_at(question: &str, cues: &[String], picked: Option<&str>) -> bool {
     let qualifies = |word: &str| {
         let word = word.trim_end_matches('s');
@@ -525,6 +526,23 @@ fn pointed_at(question: &str, cues: &[String], picked: Option<&str>) -> bool {
         w[0].eq_ignore_ascii_case("the")
             && cue(w[1])
             && (w[2].eq_ignore_ascii_case("i") || w[2].eq_ignore_ascii_case("we"))
+    }) {
+        return true;
+    }
+    // "the claim" ending its phrase ("what's the status on the claim?", "is the claim in
+    // suit"): the one the user has in mind, with no value said. Before a noun it qualifies
+    // ("the claim count").
+    let ends_phrase = |next: Option<&&str>| {
+        next.is_none_or(|next| {
+            planner_knowledge::is_function_word(&next.to_ascii_lowercase())
+                || next.eq_ignore_ascii_case("s")
+        })
+    };
+    if words.iter().enumerate().any(|(at, word)| {
+        at > 0
+            && words[at - 1].eq_ignore_ascii_case("the")
+            && cue(word)
+            && ends_phrase(words.get(at + 1))
     }) {
         return true;
     }
@@ -647,5 +665,26 @@ fn plane_cues(plane: &str) -> Vec<&str> {
 fn keep_best(slot: &mut Option<(usize, f32)>, index: usize, score: f32) {
     if slot.is_none_or(|(_, top)| score > top) {
         *slot = Some((index, score));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pointed_at;
+
+    #[test]
+    fn a_thing_is_pointed_at_by_a_possessive_or_by_the_ending_its_phrase() {
+        let cues = ["claim".to_owned()];
+        for question in [
+            "what's the status on my claim",
+            "what's the status on the claim?",
+            "is the claim in litigation and what's the reserve on it",
+            "the claim's reserve",
+        ] {
+            assert!(pointed_at(question, &cues, None), "{question}");
+        }
+        for question in ["the claim count by region", "claims by status", "the claims this year"] {
+            assert!(!pointed_at(question, &cues, None), "{question}");
+        }
     }
 }
