@@ -115,10 +115,6 @@ pub struct LexicalProposer {
     /// The terms of the words the registry declares for its kinds ("compare", the context of a
     /// list): known words, though no intent's.
     kind_words: BTreeSet<String>,
-    /// Each code kind's single-word cues, lower case ("incident" of a ticket number), and each
-    /// identifier kind's label nouns ("order" of an order id): what "my incident" or "that
-    /// order" points at.
-    cues: Vec<(ParamKind, Vec<String>)>,
     /// Each dictionary or list kind's label head, as a term ("region"): said right after a
     /// value of the kind ("in the Northwest region"), it is part of the value, not an ask.
     heads: Vec<(ParamKind, String)>,

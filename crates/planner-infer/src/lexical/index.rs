@@ -120,7 +120,6 @@ impl LexicalProposer {
                 .iter()
                 .map(|term| QUANTITY_TERMS.contains(&term.as_str()))
                 .collect(),
-            cues: cues(catalog),
             naming: naming(catalog),
             staff: STAFF.iter().map(|noun| lexicon::stem(noun)).collect(),
             outsiders: OUTSIDERS.iter().map(|noun| lexicon::stem(noun)).collect(),
@@ -463,19 +462,6 @@ fn things(
         things.iter().map(|(kind, words)| (*kind, keep(words, false))).collect(),
         things.iter().map(|(kind, words)| (*kind, keep(words, true))).collect(),
     )
-}
-
-/// Each code kind's single-word cues and each identifier kind's label nouns, lower case.
-fn cues(catalog: &Catalog) -> Vec<(ParamKind, Vec<String>)> {
-    catalog
-        .cues()
-        .iter()
-        .chain(catalog.nouns())
-        .map(|(kind, cues)| {
-            let words = cues.iter().filter(|cue| !cue.contains(' ')).map(|cue| cue.to_lowercase());
-            (*kind, words.collect())
-        })
-        .collect()
 }
 
 /// Each kind's nouns, lower case: its code cues, its identifier's label nouns and its

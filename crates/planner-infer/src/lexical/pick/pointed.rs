@@ -1,7 +1,8 @@
 //! A thing pointed at by its cue word.
 //!
-//! Principle: a possessive or demonstrative before a thing's cue word ("my incident", "that
-//! machine", "the case I opened") points at one thing of its kind. With no value of that kind
+//! Principle: a possessive or demonstrative before a noun of a kind ("my incident", "that
+//! machine", "the case I opened", "the account" ending its phrase: a code kind's cue word, an
+//! identifier's label noun, a dictionary's label head) points at one thing of its kind. With no value of that kind
 //! given, it is what a question with at most one pick is about: the intent requiring that kind
 //! the question's terms weigh most for (the user is then asked which one).
 
@@ -16,7 +17,7 @@ impl Reading<'_> {
         }
         let proposer = self.proposer;
         let columns = self.columns();
-        for (kind, cues) in &proposer.cues {
+        for (kind, cues) in &proposer.naming {
             let picked = self.chosen.first().map(|&index| proposer.intents[index].name.as_str());
             if self.available.contains(kind)
                 || !proposer.distinctive_kinds.contains(kind)
