@@ -1736,10 +1736,26 @@ impl<'a> Reading<'a> {
                 DECISION_STARTS.contains(words[at])
                     && EMPLOYMENT_DECISIONS.iter().any(|phrase| words[at..].starts_with(phrase))
             });
-        let singled_out = self.ranked.contains(&true)
-            && SINGLING_OUT
-                .iter()
-                .any(|phrase| words.windows(phrase.len()).any(|window| window == *phrase));
+        // An idiom that singles out one of a team is about people when it is said of workers,
+        // of "who", or of what "which" asks for that is no thing (jargon for a trade: "which
+        // para is dragging the team down"); "which route is the weakest link" ranks a thing.
+        let idiom = SINGLING_OUT
+            .iter()
+            .any(|phrase| words.windows(phrase.len()).any(|window| window == *phrase));
+        let asked_no_thing = |at: usize| {
+            (at + 1..words.len())
+                .take(3)
+                .find(|&later| {
+                    !matches!(words[later], "the" | "our" | "of" | "my" | "your")
+                        && !is_number(words[later])
+                })
+                .is_some_and(|asked| self.roles[asked] != Role::Thing)
+        };
+        let who = words.iter().any(|word| matches!(*word, "who" | "whom" | "whos"));
+        let singled_out = idiom
+            && (self.ranked.contains(&true)
+                || who
+                || (0..words.len()).any(|at| words[at] == "which" && asked_no_thing(at)));
         qualifies || subject_ranked || described || each || decision || singled_out
     }
 }
@@ -2066,6 +2082,19 @@ mod tests {
         ] {
             assert_eq!(check(question), Some("ranks_people"), "{question}");
         }
+    }
+
+    /// An idiom that singles out one of a team is about people when said of "who" or of what
+    /// "which" asks for that is no thing, whatever trade jargon names them.
+    #[test]
+    fn singling_out_one_of_a_team_is_refused_unless_said_of_things() {
+        for question in [
+            "who's the weakest link among the circulators",
+            "which circulator is dragging the team down",
+        ] {
+            assert_eq!(check(question), Some("ranks_people"), "{question}");
+        }
+        assert_eq!(check("which 3 awards are the weakest link in 541512"), None);
     }
 
     #[test]
