@@ -110,7 +110,9 @@
 //! `L8` the latest August begun by it, `P8` the latest August before its month)
 //! followed by offsets in months or days: last year is
 //! `["@Y-12m", "@Y"]`, the year to date `["@Y", "@D+1d"]`, the past 6 months
-//! `["@D+1d-6m", "@D+1d"]`. Plans show the bounds as read; when a plan runs, the engine reads
+//! `["@D+1d-6m", "@D+1d"]`. A param's `default` may be written so too where the registry has
+//! `as_of` (`default = ["@D-6d", "@D+1d"]`: the week up to the data's date). Plans show the
+//! bounds as read; when a plan runs, the engine reads
 //! the `as_of` date first and binds the resolved ISO days ([`resolve_period`]), so the same
 //! question over the same data always means the same days, and the answer says them ("\"last
 //! year\" is read as 2024-01-01 to 2024-12-31, by the data's date 2025-06-30"). A calendar

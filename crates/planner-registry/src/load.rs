@@ -764,7 +764,11 @@ impl Ctx<'_> {
                     }
                     Requirement::Required
                 }
-                Some(default) => match default_value(param, default.get_ref()) {
+                Some(default) => match default_value(
+                    param,
+                    default.get_ref(),
+                    self.raw.registry.get_ref().as_of.is_some(),
+                ) {
                     Ok(value) => {
                         if let (Value::Int(n), Some((min, max))) = (&value, range)
                             && !(min..=max).contains(n)
@@ -1417,8 +1421,14 @@ fn check_composite_cycles(intents: &[Intent], raw: &RawFile, report: &mut Report
     }
 }
 
-/// A default written in the file, checked against its param's kind.
-fn default_value(param: &Param, value: &toml::Value) -> std::result::Result<Value, String> {
+/// A default written in the file, checked against its param's kind. A date range's bound may
+/// be relative (`["@D-6d", "@D+1d"]`: the week up to the data's date) where the registry reads
+/// its data's date (`as_of`).
+fn default_value(
+    param: &Param,
+    value: &toml::Value,
+    as_of: bool,
+) -> std::result::Result<Value, String> {
     let text_in = |text: &str| -> std::result::Result<Value, String> {
         if !param.values.is_empty() && !param.values.iter().any(|v| v == text) {
             return Err(format!("`{text}` is not among the values {:?}", param.values));
@@ -1428,17 +1438,31 @@ fn default_value(param: &Param, value: &toml::Value) -> std::result::Result<Valu
     match (param.kind.shape(), value) {
         (ValueShape::Int, toml::Value::Integer(n)) => Ok(Value::Int(*n)),
         (ValueShape::Int, _) => Err("expected an integer".to_owned()),
-        (ValueShape::List, toml::Value::Array(items)) if matches!(param.kind, ParamKind::Declared(d) if d.ty() == crate::KindType::DateRange) => {
+        (ValueShape::List, toml::Value::Array(items)) if matches!(param.kind, ParamKind::Declared(d) if d.ty() == crate::KindType::DateRange) =>
+        {
+            // Any well-formed relative bound resolves against any day.
+            let relative = |text: &str| {
+                text.starts_with('@') && crate::resolve_bound(text, "2000-01-31").is_some()
+            };
             match items.as_slice() {
                 [toml::Value::String(start), toml::Value::String(end)]
-                    if is_range_end(start) && is_range_end(end) =>
+                    if [start, end]
+                        .iter()
+                        .all(|it| is_range_end(it) || (as_of && relative(it))) =>
                 {
                     Ok(Value::List(vec![start.clone(), end.clone()]))
                 }
-                _ => Err(
-                    "expected [start, end]: two ISO dates (YYYY-MM-DD), `-infinity` or `infinity`"
-                        .to_owned(),
-                ),
+                [toml::Value::String(start), toml::Value::String(end)]
+                    if !as_of && [start, end].iter().any(|it| relative(it)) =>
+                {
+                    Err("a relative bound is read against the data's date: give the registry \
+                         an `as_of` query, or write ISO dates"
+                        .to_owned())
+                }
+                _ => Err("expected [start, end]: two ISO dates (YYYY-MM-DD), `-infinity`, \
+                          `infinity` or, with the registry's `as_of`, relative bounds \
+                          (`[\"@D-6d\", \"@D+1d\"]`)"
+                    .to_owned()),
             }
         }
         (ValueShape::List, toml::Value::Array(items)) => {

@@ -424,6 +424,21 @@ fn fan_out_relative_periods_and_case_are_checked() {
     );
     let registry = load(&with_as_of).unwrap();
     assert_eq!(registry.fan_out(), 3);
+    // A default period relative to the data's date ("the last 7 days") needs its `as_of`.
+    let week = r#"{ name = "period", default = ["@D-6d", "@D+1d"] }"#;
+    let relative_default =
+        with_as_of.replace(r#"{ name = "period", default = ["-infinity", "infinity"] }"#, week);
+    assert!(relative_default.contains(week));
+    load(&relative_default).unwrap();
+    let without = with_kinds(GOOD_KINDS)
+        .replace(r#"{ name = "period", default = ["-infinity", "infinity"] }"#, week);
+    let problems = load(&without).unwrap_err();
+    assert!(problems.contains("a relative bound is read against the data's date"), "{problems}");
+    let malformed = with_as_of.replace(
+        r#"{ name = "period", default = ["-infinity", "infinity"] }"#,
+        r#"{ name = "period", default = ["@X", "@D"] }"#,
+    );
+    assert!(load(&malformed).unwrap_err().contains("expected [start, end]"));
     let period = registry.kind_spec(registry.kind_named("period").unwrap()).unwrap();
     assert!(matches!(period.body, planner_registry::KindBody::DateRange { relative: true, .. }));
 
