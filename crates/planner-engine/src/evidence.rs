@@ -60,7 +60,8 @@ enum StoredCell {
 /// scope), a relative one resolved against `as_of` as the node ran it; a list as its values
 /// joined by `/`. Integers (windows, counts) are not scope: a window is stated as the window.
 /// Defaults and upstream values are not named: a default is the intent's own reading, and an
-/// upstream value is a row of the answer already.
+/// upstream value is a row of the answer already; but a default period relative to the data's
+/// date ("the year to date") is named as its days, which no reader could know otherwise.
 pub(crate) fn scope_of(
     registry: &Registry,
     node: &PlanNode,
@@ -69,7 +70,15 @@ pub(crate) fn scope_of(
     node.args
         .iter()
         .filter_map(|arg| {
-            let ArgSource::Available(value) = &arg.source else { return None };
+            let value = match &arg.source {
+                ArgSource::Available(value) => value,
+                ArgSource::Default(value)
+                    if is_period(arg.kind) && planner_registry::is_relative(value) =>
+                {
+                    value
+                }
+                _ => return None,
+            };
             let shown = match value {
                 Value::Int(_) => return None,
                 Value::Text(text) => text.clone(),

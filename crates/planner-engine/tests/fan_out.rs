@@ -146,3 +146,35 @@ async fn last_year_is_the_calendar_year_before_the_data_date(pool: PgPool) {
     // The deterministic text passes the gate with the scope in it.
     assert_eq!(answer.gate.as_ref().map(|gate| gate.passed), Some(true), "{answer:#?}");
 }
+
+#[sqlx::test]
+async fn a_relative_default_period_is_resolved_against_the_data_date(pool: PgPool) {
+    // The registry's default for the spend ranking: the year to date.
+    let text = include_str!("fixtures/freight.toml");
+    let all_time = r#"{ name = "period", default = ["-infinity", "infinity"] },
+  { name = "top_n", default = 8"#;
+    assert!(text.contains(all_time));
+    let text = text.replacen(
+        all_time,
+        r#"{ name = "period", default = ["@Y", "@D+1d"] },
+  { name = "top_n", default = 8"#,
+        1,
+    );
+    let registry = Registry::from_toml(&text, "freight.toml").unwrap();
+    planner_engine::migrate(&pool).await.unwrap();
+    sqlx::raw_sql(include_str!("fixtures/freight.sql")).execute(&pool).await.unwrap();
+    let engine = Engine::new(EngineConfig::new(registry), pool.clone());
+    let answer = ask(&engine, "Which carrier did we pay the most?").await;
+    let args = &answer.plan.nodes[0].args;
+    assert_eq!(
+        args.get("period"),
+        Some(&planner_registry::Value::List(vec!["@Y".to_owned(), "@D+1d".to_owned()]))
+    );
+    // 2025's order, as "year to date" asked in words gives.
+    assert_eq!(table(&answer, "top_carriers_by_spend").rows[0][0], "C8", "{answer:#?}");
+    assert!(
+        answer.text.starts_with("Top carriers by spend for period 2025-01-01 to 2025-06-30: "),
+        "{}",
+        answer.text
+    );
+}
