@@ -501,21 +501,22 @@ enum Naming {
 const CONTRACTED: &[&str] =
     &["what", "who", "it", "that", "there", "here", "let", "where", "how", "when", "he", "she"];
 
-/// Whether `question` points at a thing by one of `cues` after a possessive or demonstrative
+/// The words of `question`, as [`pointed_at`] reads them.
+fn pointing_words(question: &str) -> Vec<&str> {
+    question.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).collect()
+}
+
+/// Whether the `words` of a question ([`pointing_words`]) point at a thing by one of `cues` after a possessive or demonstrative
 /// ("my incident", "that case", "our latest ticket"), the cue not qualifying a word of the
 /// intent named `picked` ("our monthly ticket volume" asks for `ticket_volume`), or after
 /// "the" where the cue ends its phrase ("is the claim in suit"; not "the claim count").
-fn pointed_at(question: &str, cues: &[String], picked: Option<&str>) -> bool {
+fn pointed_at(words: &[&str], cues: &[String], picked: Option<&str>) -> bool {
     let qualifies = |word: &str| {
         let word = word.trim_end_matches('s');
         !word.is_empty()
             && picked
                 .is_some_and(|name| name.split('_').any(|part| part.eq_ignore_ascii_case(word)))
     };
-    // How many words ago a possessive or demonstrative was said, if within two; and whether
-    // the word before was a cue so pointed at.
-    let words: Vec<&str> =
-        question.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).collect();
     // "the case I opened", "the ticket we raised": pointed at by what the user did with it.
     let cue = |word: &str| cues.iter().any(|cue| word.eq_ignore_ascii_case(cue));
     if words.windows(3).any(|w| {
@@ -542,9 +543,11 @@ fn pointed_at(question: &str, cues: &[String], picked: Option<&str>) -> bool {
     }) {
         return true;
     }
+    // How many words ago a possessive or demonstrative was said, if within two; and whether
+    // the word before was a cue so pointed at.
     let mut since: Option<usize> = None;
     let mut pointed = false;
-    for &word in &words {
+    for &word in words {
         if pointed {
             if !qualifies(word) {
                 return true;
@@ -666,7 +669,7 @@ fn keep_best(slot: &mut Option<(usize, f32)>, index: usize, score: f32) {
 
 #[cfg(test)]
 mod tests {
-    use super::pointed_at;
+    use super::{pointed_at, pointing_words};
 
     #[test]
     fn a_thing_is_pointed_at_by_a_possessive_or_by_the_ending_its_phrase() {
@@ -677,10 +680,10 @@ mod tests {
             "is the claim in litigation and what's the reserve on it",
             "the claim's reserve",
         ] {
-            assert!(pointed_at(question, &cues, None), "{question}");
+            assert!(pointed_at(&pointing_words(question), &cues, None), "{question}");
         }
         for question in ["the claim count by region", "claims by status", "the claims this year"] {
-            assert!(!pointed_at(question, &cues, None), "{question}");
+            assert!(!pointed_at(&pointing_words(question), &cues, None), "{question}");
         }
     }
 }

@@ -6,7 +6,7 @@
 //! given, it is what a question with at most one pick is about: the intent requiring that kind
 //! the question's terms weigh most for (the user is then asked which one).
 
-use super::super::pointed_at;
+use super::super::{pointed_at, pointing_words};
 use super::{Reading, keep_best};
 
 impl Reading<'_> {
@@ -17,12 +17,13 @@ impl Reading<'_> {
         }
         let proposer = self.proposer;
         let columns = self.columns();
+        let words = pointing_words(self.question);
         for (kind, cues) in &proposer.naming {
             let picked = self.chosen.first().map(|&index| proposer.intents[index].name.as_str());
             if self.available.contains(kind)
                 || !proposer.distinctive_kinds.contains(kind)
                 || self.chosen.iter().any(|&index| proposer.intents[index].required.contains(kind))
-                || !pointed_at(self.question, cues, picked)
+                || !pointed_at(&words, cues, picked)
             {
                 continue;
             }
