@@ -111,13 +111,18 @@ impl Cluster {
         // The socket, the password and the data live here: nobody else may look in.
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))
             .map_err(|err| Error::io(&dir, err))?;
+        let persistent = temp.is_none();
+        // Held until this function returns: one process at a time starts or attaches. The
+        // password is read under it: read before, a process racing the first start found no
+        // password yet, took the new data directory for one from before passwords and stopped
+        // the server the first process was creating its database on.
+        let _control = if persistent { Some(control(&dir)?) } else { None };
         let password_path = dir.join(PASSWORD_FILE);
         let known_password = fs::read_to_string(&password_path).ok().map(|it| it.trim().to_owned());
         let password = match &known_password {
             Some(password) => password.clone(),
             None => generate_password().map_err(|err| Error::io("/dev/urandom", err))?,
         };
-        let persistent = temp.is_none();
         let mut cluster = Cluster {
             bin_dir: config.bin_dir.clone(),
             dir,
@@ -128,8 +133,6 @@ impl Cluster {
             user: None,
             _temp: temp,
         };
-        // Held until this function returns: one process at a time starts or attaches.
-        let _control = if persistent { Some(control(&cluster.dir)?) } else { None };
         if persistent {
             let user = lock_file(&cluster.dir, USERS_LOCK)?;
             user.lock_shared().map_err(|err| Error::io(cluster.dir.join(USERS_LOCK), err))?;
