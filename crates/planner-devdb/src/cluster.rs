@@ -5,9 +5,10 @@
 //! A persistent cluster is shared by every process that uses its directory at once (a server,
 //! then `keys create` and `ask` beside it): each user holds a shared lock on `users.lock` while it
 //! uses the cluster, and starting, attaching and stopping, with the reading of the superuser's
-//! password file the first start writes, happen under an exclusive lock on `control.lock`. The first user starts the server; a later one attaches to the server already
-//! running (its port from `postmaster.pid`) and leaves it running; the user that leaves last,
-//! finding no shared lock but its own, stops it. A process that dies releases its locks with it,
+//! password file the first start writes, happen under an exclusive lock on `control.lock`. The
+//! first user starts the server; a later one attaches to the server already running (its port
+//! from `postmaster.pid`) and leaves it running; the user that leaves last, finding no shared
+//! lock but its own, stops it. A process that dies releases its locks with it,
 //! so the next user attaches to the server it left, and stops it when it leaves last.
 
 use std::fs;

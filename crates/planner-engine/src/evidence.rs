@@ -61,7 +61,7 @@ enum StoredCell {
 /// joined by `/`. Integers (windows, counts) are not scope: a window is stated as the window.
 /// Defaults and upstream values are not named: a default is the intent's own reading, and an
 /// upstream value is a row of the answer already; but a default period relative to the data's
-/// date ("the year to date") is named as its days, which no reader could know otherwise.
+/// date (the 30 days up to it) is named as its days, which no reader could know otherwise.
 pub(crate) fn scope_of(
     registry: &Registry,
     node: &PlanNode,

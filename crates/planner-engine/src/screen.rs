@@ -703,11 +703,7 @@ impl Screen {
             {
                 let thing = |head: &&str| {
                     head.chars().all(char::is_alphabetic)
-                        && knowledge.noun(head).is_none_or(|noun| {
-                            noun.senses()
-                                .iter()
-                                .any(|sense| sense.class == planner_knowledge::Class::Thing)
-                        })
+                        && knowledge.noun(head).is_none_or(|noun| noun.has_thing_sense())
                 };
                 let heads = cues.iter().filter_map(|cue| cue.split_whitespace().next_back());
                 for head in heads.filter(thing) {
@@ -1207,9 +1203,7 @@ impl<'a> Reading<'a> {
     /// a place or a thing ("drivers of the night shift", "operators of route 42").
     fn factor(&self, at: usize) -> bool {
         // Only a noun with a sense that is no person can be one ("driver", not "user").
-        let thing_sense = self.noun(at).is_some_and(|noun| {
-            noun.senses().iter().any(|it| it.class == planner_knowledge::Class::Thing)
-        });
+        let thing_sense = self.noun(at).is_some_and(|noun| noun.has_thing_sense());
         if self.words.get(at + 1) != Some(&"of") || !thing_sense {
             return false;
         }

@@ -506,9 +506,10 @@ fn pointing_words(question: &str) -> Vec<&str> {
     question.split(|c: char| !c.is_alphanumeric()).filter(|word| !word.is_empty()).collect()
 }
 
-/// Whether the `words` of a question ([`pointing_words`]) point at a thing by one of `cues` after a possessive or demonstrative
-/// ("my incident", "that case", "our latest ticket"), the cue not qualifying a word of the
-/// intent named `picked` ("our monthly ticket volume" asks for `ticket_volume`), or after
+/// Whether the `words` of a question ([`pointing_words`]) point at a thing by one of `cues`
+/// after a possessive or demonstrative ("my incident", "that case", "our latest ticket"), the
+/// cue not qualifying a word of the intent named `picked` ("our weekly parcel volume" asks for
+/// `parcel_volume`), or after
 /// "the" where the cue ends its phrase ("is the claim in suit"; not "the claim count").
 fn pointed_at(words: &[&str], cues: &[String], picked: Option<&str>) -> bool {
     let qualifies = |word: &str| {

@@ -183,6 +183,11 @@ impl<'k> Word<'k> {
         top.or(self.senses.first()).is_some_and(|it| it.class == Class::Medical)
     }
 
+    /// Whether any sense is a thing, not people ("driver" the golf club, "coach" the bus).
+    pub fn has_thing_sense(&self) -> bool {
+        self.senses.iter().any(|it| it.class == Class::Thing)
+    }
+
     /// Whether any sense denotes people.
     pub fn may_be_person(&self) -> bool {
         self.senses

@@ -1061,23 +1061,20 @@ impl CodeShape {
     /// Whether every code of the shape holds a letter and a digit, or could (an `X`): what
     /// `bare = "mixed"` reads. Literal letters and digits count: every code of `SH-999999` mixes.
     pub fn can_mix(&self) -> bool {
-        let letter = self.slots.iter().any(|s| match s {
-            Slot::Letter => true,
-            Slot::Literal(l) => l.is_ascii_alphabetic(),
-            _ => false,
-        });
-        let digit = self.slots.iter().any(|s| match s {
-            Slot::Digit => true,
-            Slot::Literal(l) => l.is_ascii_digit(),
-            _ => false,
-        });
-        self.slots.contains(&Slot::Either) || (letter && digit)
+        self.slots.contains(&Slot::Either) || (self.holds_letters() && self.holds_digits())
     }
 
     /// Whether every code of the shape holds a letter (else digits alone).
     pub fn holds_letters(&self) -> bool {
         self.slots.iter().any(|s| {
             matches!(s, Slot::Letter) || matches!(s, Slot::Literal(l) if l.is_ascii_alphabetic())
+        })
+    }
+
+    /// Whether every code of the shape holds a digit.
+    fn holds_digits(&self) -> bool {
+        self.slots.iter().any(|s| {
+            matches!(s, Slot::Digit) || matches!(s, Slot::Literal(l) if l.is_ascii_digit())
         })
     }
 

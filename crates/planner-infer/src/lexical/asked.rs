@@ -18,7 +18,8 @@
 
 use planner_knowledge::{Knowledge, is_function_word};
 
-/// Framing words that measure the noun before them ("the bag *rate*", "the reservoir *level*").
+/// Framing words that measure the noun before them ("the bag *rate*", "the reservoir *level*"):
+/// like [`GENERIC`], never unknown things themselves.
 const MEASURES: &[&str] = &[
     "number",
     "numbers",
@@ -119,15 +120,9 @@ const AUXILIARIES: &[&str] = &[
     "wheres", "whos", "isnt", "arent", "didnt", "doesnt",
 ];
 
-/// Nouns that frame, count or time an ask rather than name a thing: never unknown things.
+/// Nouns that frame, count or time an ask rather than name a thing: never unknown things;
+/// with [`MEASURES`], the words that measure one.
 const GENERIC: &[&str] = &[
-    "number",
-    "numbers",
-    "count",
-    "counts",
-    "total",
-    "totals",
-    "amount",
     "average",
     "avg",
     "mean",
@@ -155,14 +150,6 @@ const GENERIC: &[&str] = &[
     "picture",
     "view",
     "split",
-    "share",
-    "percent",
-    "percentage",
-    "pct",
-    "rate",
-    "rates",
-    "level",
-    "levels",
     "today",
     "yesterday",
     "tomorrow",
@@ -447,7 +434,7 @@ fn phrase_nouns(
         if MEASURES.contains(&current) && !nouns.unknown.is_empty() {
             nouns.measured_last = true;
         }
-        if noun && !name && !GENERIC.contains(&current) {
+        if noun && !name && !GENERIC.contains(&current) && !MEASURES.contains(&current) {
             nouns.unknown.push(unknown(*position));
             nouns.measured_last = false;
             nouns.money_last = knowledge.noun(current).is_some_and(|it| {

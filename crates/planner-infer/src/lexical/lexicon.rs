@@ -951,8 +951,8 @@ impl Lexicon {
         }
     }
 
-    /// Keeps each word of the registry's intent names (of three letters or more) its own term: a thesaurus entry folding
-    /// one such word into another concept is dropped ("budget" of a `budget_vs_actual` intent
+    /// Keeps each word of the registry's intent names (of three letters or more) its own term:
+    /// a thesaurus entry folding one such word into another concept is dropped ("budget" of a `budget_vs_actual` intent
     /// is not heard as spend, whatever a registry of spend would make of it).
     pub(crate) fn keep_name_words<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
         // A connective of two or fewer letters ("vs", "by") names nothing of its own.

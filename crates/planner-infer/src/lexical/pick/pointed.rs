@@ -1,10 +1,10 @@
 //! A thing pointed at by its cue word.
 //!
 //! Principle: a possessive or demonstrative before a noun of a kind ("my incident", "that
-//! machine", "the case I opened", "the account" ending its phrase: a code kind's cue word, an
-//! identifier's label noun, a dictionary's label head) points at one thing of its kind. With no value of that kind
-//! given, it is what a question with at most one pick is about: the intent requiring that kind
-//! the question's terms weigh most for (the user is then asked which one).
+//! machine", "the order I placed", "the account" ending its phrase: a code kind's cue word, an
+//! identifier's label noun, a dictionary's label head) points at one thing of its kind. With no
+//! value of that kind given, it is what a question with at most one pick is about: the intent
+//! requiring that kind the question's terms weigh most for (the user is then asked which one).
 
 use super::super::{pointed_at, pointing_words};
 use super::{Reading, keep_best};
