@@ -175,24 +175,31 @@ impl Fanned {
         intent: &str,
         fan_out: &crate::run::FanOut,
     ) -> Fanned {
+        // A run binds one value, or one row's values together (two: a pair).
+        let unit = match fan_out.width {
+            1 => "value",
+            2 => "pair",
+            _ => "row",
+        };
         let mut note = format!(
             "{} ran once for each of {} {} of {}",
             intent,
             if fan_out.left_out > 0 { "the first" } else { "the" },
-            plural(fan_out.runs, "value"),
+            plural(fan_out.runs, unit),
             fan_out.source
         );
         if fan_out.left_out > 0 {
             note.push_str(&format!(
                 "; {} left out (the registry runs at most {} a node)",
-                plural_verb(fan_out.left_out),
-                plural(registry.fan_out(), "value"),
+                plural_verb(fan_out.left_out, unit),
+                plural(registry.fan_out(), unit),
             ));
         }
         if fan_out.unfit > 0 {
             note.push_str(&format!(
-                "; {} did not fit its param and did not run",
-                plural_verb(fan_out.unfit)
+                "; {} did not fit {} and did not run",
+                plural_verb(fan_out.unfit, unit),
+                if fan_out.width > 1 { "their params" } else { "its param" }
             ));
         }
         note.push('.');
@@ -240,8 +247,8 @@ fn plural(n: usize, noun: &str) -> String {
 }
 
 /// "1 value was" / "3 values were".
-fn plural_verb(n: usize) -> String {
-    if n == 1 { "1 value was".to_owned() } else { format!("{n} values were") }
+fn plural_verb(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun} was") } else { format!("{n} {noun}s were") }
 }
 
 /// Pure functions of a state's data, kept for the rest of the run once a node computed them

@@ -7,8 +7,10 @@
 //! `planner_grammar::accepts`), in the upstream's row order, up to the registry's `fan_out`
 //! cap; its results are composed into one table (the runs' rows in that order, with a last
 //! column naming each row's value when no column of its own shows it), and the values beyond
-//! the cap are counted as left out. One list fans out at a time: a node two of
-//! whose edges give several values is dropped with that reason.
+//! the cap are counted as left out. Args fed by one upstream node fan out together over its
+//! distinct rows (a route's origin and destination from the same row: pairs, not every origin
+//! with every destination). One upstream node fans out at a time: a node fed several values by
+//! two upstream nodes is dropped with that reason, not run for their every combination.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,8 +59,10 @@ pub(crate) enum NodeOutcome {
 /// How a node fanned out over an upstream column's values.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FanOut {
-    /// The upstream intent and column, `intent.column`.
+    /// The upstream intent and column, `intent.column` (`a.x and a.y` for a row's columns).
     pub(crate) source: String,
+    /// How many upstream columns each run binds (2 for a pair taken from one row).
+    pub(crate) width: usize,
     /// The runs: one per value bound.
     pub(crate) runs: usize,
     /// The distinct values the column gave.
@@ -73,12 +77,13 @@ pub(crate) struct FanOut {
 struct BindSets {
     sets: Vec<Vec<Bind>>,
     fan_out: Option<FanOut>,
-    /// When it fans out: the param's name and the value each run binds, in run order.
-    labels: Option<Labels>,
+    /// When it fans out: each fanned param's name and the value each run binds, in run order.
+    labels: Labels,
 }
 
-/// The param a node fanned out over and the value each run bound, in run order.
-type Labels = (String, Vec<Value>);
+/// The params a node fanned out over, each with the value each run bound, in run order (empty
+/// when it did not fan out).
+type Labels = Vec<(String, Vec<Value>)>;
 
 /// Why a node of a tenant plane did not run for a question asked for no tenant.
 const NO_TENANT: &str = "its rows belong to a tenant, and the question was asked for none (ask \
@@ -103,7 +108,7 @@ pub(crate) async fn run_plan(
     let mut outcomes: Vec<Option<NodeOutcome>> = vec![None; plan.nodes.len()];
     for wave in waves {
         let mut pending = Vec::new();
-        let mut fan_outs: Vec<(usize, Option<FanOut>, Option<Labels>, usize)> = Vec::new();
+        let mut fan_outs: Vec<(usize, Option<FanOut>, Labels, usize)> = Vec::new();
         for index in wave {
             // Row-level security would show a tenant plane's rows to no tenant as no rows: say
             // why instead of answering "no rows".
@@ -170,7 +175,7 @@ pub(crate) async fn run_plan(
                         as_of = as_of.or(date.as_ref().and_then(date_of));
                         tables.push(result);
                     }
-                    let composed = compose(tables, labels.as_ref());
+                    let composed = compose(tables, &labels);
                     outcomes[index] = Some(match composed {
                         Some(Ok(table)) => NodeOutcome::Ran(table, fan_out),
                         Some(Err(reason)) => NodeOutcome::Dropped(reason),
@@ -198,19 +203,19 @@ pub(crate) async fn run_plan(
 }
 
 /// One table of a node's runs, their rows in run order; the first failure fails it. A node
-/// that fanned out (`labels`: the param and each run's value) whose rows do not show the value
-/// they were run for (no column holds it in every row of its run) gets a last column, named
-/// after the param, that does: which upstream value each row answers is never lost.
+/// that fanned out (`labels`: each fanned param and each run's value) whose rows do not show a
+/// value they were run for (no column holds it in every row of its run) gets a last column,
+/// named after the param, that does: which upstream value each row answers is never lost.
 fn compose(
     tables: Vec<Result<ResultTable, String>>,
-    labels: Option<&Labels>,
+    labels: &Labels,
 ) -> Option<Result<ResultTable, String>> {
     let tables: Vec<ResultTable> = match tables.into_iter().collect::<Result<Vec<_>, _>>() {
         Ok(tables) => tables,
         Err(reason) => return Some(Err(reason)),
     };
     // Named after the param, or holding each run's value in every row of that run.
-    let shown = |(name, values): &Labels| {
+    let shown = |(name, values): &(String, Vec<Value>)| {
         let Some(first) = tables.first() else { return true };
         let holds = |column: usize| {
             tables.iter().zip(values).all(|(table, value)| {
@@ -224,14 +229,15 @@ fn compose(
         };
         first.columns.iter().any(|c| &c.name == name) || (0..first.columns.len()).any(holds)
     };
-    let label = labels.filter(|labels| labels.1.len() > 1 && !shown(labels));
+    let added: Vec<&(String, Vec<Value>)> =
+        labels.iter().filter(|label| label.1.len() > 1 && !shown(label)).collect();
     let mut tables = tables.into_iter().enumerate();
     let (_, mut composed) = tables.next()?;
-    if let Some((name, values)) = label {
+    for (name, values) in &added {
         composed.columns.push(Column { name: name.clone(), ty: column_type(&values[0]) });
     }
     let tag = |rows: &mut Vec<Vec<Cell>>, run: usize| {
-        if let Some((_, values)) = label {
+        for (_, values) in &added {
             let cell = values.get(run).map_or(Cell::Null, value_cell);
             rows.iter_mut().for_each(|row| row.push(cell.clone()));
         }
@@ -331,9 +337,10 @@ pub fn waves(plan: &Plan) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The bind sets of node `index`, one per run, or why it cannot run: an edge-bound arg whose
-/// upstream gave several values fans out over them (one list at a time), each value checked as a
-/// question's would be, up to the registry's cap.
+/// The bind sets of node `index`, one per run, or why it cannot run: edge-bound args whose
+/// upstream gave several rows fan out over them (one upstream node at a time; args fed by the
+/// same upstream node take their values from the same row), each value checked as a question's
+/// would be, up to the registry's cap.
 fn bind_sets(
     registry: &Registry,
     plan: &Plan,
@@ -342,100 +349,184 @@ fn bind_sets(
     as_of: Option<&str>,
 ) -> Result<BindSets, String> {
     let node = &plan.nodes[index];
-    let mut choices: Vec<Vec<Value>> = Vec::with_capacity(node.args.len());
-    let mut fan_out: Option<FanOut> = None;
-    for arg in &node.args {
+    let mut choices: Vec<Vec<Value>> = vec![Vec::new(); node.args.len()];
+    // Each upstream node feeding this one, with the args it feeds and their columns.
+    let mut feeds: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
+    for (position, arg) in node.args.iter().enumerate() {
         let ArgSource::Upstream(edge) = &arg.source else {
-            let value =
-                match arg.source.value() {
-                    Some(value) if planner_registry::is_relative(value) => {
-                        let date = as_of.ok_or_else(|| {
-                            "the data's date, which its relative period is read against, could not \
-                         be read"
-                                .to_owned()
-                        })?;
-                        Some(planner_registry::resolve_period(value, date).ok_or_else(|| {
-                            format!("a relative period of {} is malformed", arg.kind)
-                        })?)
-                    }
-                    other => other.cloned(),
-                };
-            choices.push(value.into_iter().collect());
+            choices[position] = plan_value(arg.kind, arg.source.value(), as_of)?;
             continue;
         };
         let edge =
             plan.edges.get(*edge).ok_or_else(|| "its upstream edge is missing".to_owned())?;
-        let upstream = registry.intent(plan.nodes[edge.from].intent);
-        let Some(Some(NodeOutcome::Ran(table, _))) = outcomes.get(edge.from) else {
-            return Err(format!("its upstream {} did not run", upstream.name));
-        };
-        let column = upstream.columns().get(edge.column).map(|it| it.name.as_str()).unwrap_or("");
-        let source = format!("{}.{column}", upstream.name);
-        let cells = table.distinct_values(column);
-        if cells.is_empty() {
-            return Err(format!("{source} gave no value"));
+        match feeds.iter_mut().find(|(from, _)| *from == edge.from) {
+            Some((_, fed)) => fed.push((position, edge.column)),
+            None => feeds.push((edge.from, vec![(position, edge.column)])),
         }
-        let values: Vec<Value> = cells.iter().filter_map(|cell| cell_value(cell)).collect();
-        if values.is_empty() {
-            return Err(format!("{source} gave a value of the wrong type"));
-        }
-        let fitting: Vec<Value> = values
-            .into_iter()
-            .filter(|value| planner_grammar::accepts(registry, arg.param, arg.kind, value))
-            .collect();
-        let unfit = cells.len() - fitting.len();
-        if fitting.is_empty() {
-            let param = &registry.param(arg.param).name;
-            return Err(format!("{source} gave no value {param} accepts"));
-        }
-        if cells.len() == 1 {
-            choices.push(fitting);
-            continue;
-        }
-        if let Some(other) = &fan_out {
-            return Err(format!(
-                "{} and {source} each gave several values: one list fans out at a time",
-                other.source
-            ));
-        }
-        let cap = registry.fan_out();
-        if fitting.len() > 1 && cap <= 1 {
-            return Err(format!(
-                "{source} gave {} values (the registry's fan_out is 1: one value only)",
-                fitting.len()
-            ));
-        }
-        let runs = fitting.len().min(cap);
-        fan_out = Some(FanOut {
-            source,
-            runs,
-            values: cells.len(),
-            left_out: fitting.len() - runs,
-            unfit,
-        });
-        choices.push(fitting.into_iter().take(runs).collect());
     }
+    let mut fan_out: Option<FanOut> = None;
+    let mut fanned: &[(usize, usize)] = &[];
+    for (from, fed) in &feeds {
+        let rows = upstream_rows(registry, plan, index, *from, fed, outcomes)?;
+        if rows.distinct > 1 {
+            if let Some(other) = &fan_out {
+                return Err(format!(
+                    "{} and {} each gave several values: one list fans out at a time",
+                    other.source, rows.source
+                ));
+            }
+            let cap = registry.fan_out();
+            if rows.fitting.len() > 1 && cap <= 1 {
+                return Err(format!(
+                    "{} gave {} values (the registry's fan_out is 1: one value only)",
+                    rows.source,
+                    rows.fitting.len()
+                ));
+            }
+            let runs = rows.fitting.len().min(cap);
+            fan_out = Some(FanOut {
+                source: rows.source,
+                width: fed.len(),
+                runs,
+                values: rows.distinct,
+                left_out: rows.fitting.len() - runs,
+                unfit: rows.distinct - rows.fitting.len(),
+            });
+            fanned = fed;
+        }
+        let runs = fan_out.as_ref().filter(|_| fanned == fed.as_slice()).map_or(1, |it| it.runs);
+        for (column, (position, _)) in fed.iter().enumerate() {
+            choices[*position] =
+                rows.fitting.iter().take(runs).map(|row| row[column].clone()).collect();
+        }
+    }
+    let labels: Labels = fanned
+        .iter()
+        .map(|(position, _)| {
+            let param = registry.param(node.args[*position].param).name.clone();
+            (param, choices[*position].clone())
+        })
+        .collect();
     let runs = fan_out.as_ref().map_or(1, |info| info.runs);
-    let labels = fan_out.as_ref().and_then(|_| {
-        node.args
-            .iter()
-            .zip(&choices)
-            .find(|(_, values)| values.len() > 1)
-            .map(|(arg, values)| (registry.param(arg.param).name.clone(), values.clone()))
-    });
-    let mut sets = Vec::with_capacity(runs);
-    for run in 0..runs {
-        let mut binds = Vec::with_capacity(node.args.len());
-        for (arg, values) in node.args.iter().zip(&choices) {
-            let value = values
-                .get(run)
-                .or_else(|| values.first())
-                .ok_or_else(|| format!("{} has no value", registry.param(arg.param).name))?;
-            binds.push(bind(arg.kind, value)?);
-        }
-        sets.push(binds);
-    }
+    let sets = bind_runs(registry, node, &choices, runs)?;
     Ok(BindSets { sets, fan_out, labels })
+}
+
+/// The typed binds of each of `runs` runs: run `i` binds each arg's `i`-th value, or its one
+/// value when it does not fan out.
+fn bind_runs(
+    registry: &Registry,
+    node: &planner_grammar::PlanNode,
+    choices: &[Vec<Value>],
+    runs: usize,
+) -> Result<Vec<Vec<Bind>>, String> {
+    (0..runs)
+        .map(|run| {
+            node.args
+                .iter()
+                .zip(choices)
+                .map(|(arg, values)| {
+                    let value = values.get(run).or_else(|| values.first()).ok_or_else(|| {
+                        format!("{} has no value", registry.param(arg.param).name)
+                    })?;
+                    bind(arg.kind, value)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A plan value (given, or a default) as the run binds it: a relative period resolved against
+/// the data's date.
+fn plan_value(
+    kind: ParamKind,
+    value: Option<&Value>,
+    as_of: Option<&str>,
+) -> Result<Vec<Value>, String> {
+    let value = match value {
+        Some(value) if planner_registry::is_relative(value) => {
+            let date = as_of.ok_or_else(|| {
+                "the data's date, which its relative period is read against, could not be read"
+                    .to_owned()
+            })?;
+            Some(
+                planner_registry::resolve_period(value, date)
+                    .ok_or_else(|| format!("a relative period of {kind} is malformed"))?,
+            )
+        }
+        other => other.cloned(),
+    };
+    Ok(value.into_iter().collect())
+}
+
+/// What one upstream node's result offers the args it feeds.
+struct UpstreamRows {
+    /// `intent.column`, or `intent.column and intent.column` for several.
+    source: String,
+    /// The distinct rows of the fed columns (no null among them), in row order.
+    distinct: usize,
+    /// Those rows whose every value fits the arg it feeds, as values in `fed` order.
+    fitting: Vec<Vec<Value>>,
+}
+
+/// The distinct rows upstream node `from` gives the args `fed` (arg position, column) of node
+/// `index`, or why none can bind.
+fn upstream_rows(
+    registry: &Registry,
+    plan: &Plan,
+    index: usize,
+    from: usize,
+    fed: &[(usize, usize)],
+    outcomes: &[Option<NodeOutcome>],
+) -> Result<UpstreamRows, String> {
+    let node = &plan.nodes[index];
+    let upstream = registry.intent(plan.nodes[from].intent);
+    let Some(Some(NodeOutcome::Ran(table, _))) = outcomes.get(from) else {
+        return Err(format!("its upstream {} did not run", upstream.name));
+    };
+    let names: Vec<&str> = fed
+        .iter()
+        .map(|(_, column)| upstream.columns().get(*column).map_or("", |it| it.name.as_str()))
+        .collect();
+    let source = names
+        .iter()
+        .map(|column| format!("{}.{column}", upstream.name))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let columns: Vec<Option<usize>> = names.iter().map(|name| table.column_index(name)).collect();
+    let mut distinct: Vec<Vec<&Cell>> = Vec::new();
+    for row in &table.rows {
+        let cells: Option<Vec<&Cell>> = columns
+            .iter()
+            .map(|column| column.and_then(|c| row.get(c)).filter(|c| !matches!(c, Cell::Null)))
+            .collect();
+        if let Some(cells) = cells.filter(|cells| !distinct.contains(cells)) {
+            distinct.push(cells);
+        }
+    }
+    if distinct.is_empty() {
+        return Err(format!("{source} gave no value"));
+    }
+    let typed: Vec<Vec<Value>> = distinct
+        .iter()
+        .filter_map(|cells| cells.iter().map(|cell| cell_value(cell)).collect())
+        .collect();
+    if typed.is_empty() {
+        return Err(format!("{source} gave a value of the wrong type"));
+    }
+    let fits = |values: &Vec<Value>| {
+        fed.iter().zip(values).all(|((position, _), value)| {
+            let arg = &node.args[*position];
+            planner_grammar::accepts(registry, arg.param, arg.kind, value)
+        })
+    };
+    let fitting: Vec<Vec<Value>> = typed.into_iter().filter(fits).collect();
+    if fitting.is_empty() {
+        let params: Vec<&str> =
+            fed.iter().map(|(p, _)| registry.param(node.args[*p].param).name.as_str()).collect();
+        return Err(format!("{source} gave no value {} accepts", params.join(" and ")));
+    }
+    Ok(UpstreamRows { source, distinct: distinct.len(), fitting })
 }
 
 /// The typed binds of node `index` as the engine binds them, in placeholder order, or why it
@@ -534,14 +625,16 @@ mod tests {
 
     #[test]
     fn fanned_out_rows_say_which_value_they_answer() {
-        let labels: Labels =
-            ("broker".to_owned(), vec![Value::Text("acme".into()), Value::Text("zenith".into())]);
+        let labels: Labels = vec![(
+            "broker".to_owned(),
+            vec![Value::Text("acme".into()), Value::Text("zenith".into())],
+        )];
         // The runs' rows do not show the broker: a last column named after the param does.
         let runs = vec![
             Ok(month_table(&["2024-01", "2024-02"], None)),
             Ok(month_table(&["2024-01"], None)),
         ];
-        let composed = compose(runs, Some(&labels)).unwrap().unwrap();
+        let composed = compose(runs, &labels).unwrap().unwrap();
         assert_eq!(composed.columns.last().unwrap().name, "broker");
         let shown: Vec<&Cell> = composed.rows.iter().map(|row| &row[1]).collect();
         let text = |it: &str| Cell::Text(it.to_owned());
@@ -551,11 +644,11 @@ mod tests {
             Ok(month_table(&["2024-01"], Some("ACME"))),
             Ok(month_table(&["2024-01"], Some("Zenith"))),
         ];
-        let composed = compose(runs, Some(&labels)).unwrap().unwrap();
+        let composed = compose(runs, &labels).unwrap().unwrap();
         assert_eq!(composed.columns.len(), 2);
         // A failed run fails the node.
         let runs = vec![Ok(month_table(&["2024-01"], None)), Err("timed out".to_owned())];
-        assert_eq!(compose(runs, Some(&labels)), Some(Err("timed out".to_owned())));
+        assert_eq!(compose(runs, &labels), Some(Err("timed out".to_owned())));
     }
 
     #[test]

@@ -178,3 +178,35 @@ async fn a_relative_default_period_is_resolved_against_the_data_date(pool: PgPoo
         answer.text
     );
 }
+
+#[sqlx::test]
+async fn two_ends_of_a_lane_fan_out_as_pairs_from_one_row(pool: PgPool) {
+    let engine = engine(&pool).await;
+    let answer = ask(&engine, "Top 3 lanes and the transit times on each of them").await;
+    assert_eq!(answer.route, Route::Plan, "{answer:#?}");
+    let params: Vec<&str> = answer.plan.edges.iter().map(|edge| edge.param.as_str()).collect();
+    assert_eq!(params, ["destination", "origin"], "{:?}", answer.plan);
+    // Each lane's own ends, not every origin with every destination (3 of each: 9 runs).
+    let transit = table(&answer, "lane_transit_times");
+    let columns: Vec<&str> = transit.columns.iter().map(String::as_str).collect();
+    assert_eq!(columns, ["transit_days", "shipments", "origin", "destination"], "{transit:?}");
+    let rows: Vec<Vec<&str>> =
+        transit.rows.iter().map(|row| row.iter().map(String::as_str).collect()).collect();
+    assert_eq!(
+        rows,
+        [["2.0", "5", "ATL", "CHI"], ["3.0", "4", "CHI", "DAL"], ["4.0", "3", "DAL", "ATL"]],
+        "{}",
+        answer.text
+    );
+    assert!(
+        answer.text.contains(
+            "lane_transit_times ran once for each of the 3 pairs of top_lanes.origin and \
+             top_lanes.destination."
+        ),
+        "{}",
+        answer.text
+    );
+    assert!(answer.dropped.is_empty(), "{:?}", answer.dropped);
+    let (nodes, _) = last_audit(&pool).await;
+    assert_eq!(nodes, 4);
+}

@@ -351,8 +351,12 @@
 //!   node)."), and the audit row counts each run. With `fan_out = 1` several values are an error
 //!   for that node instead, and it does not run.
 //!
-//! Only one edge of a node fans out: when two of its edge-bound params each get several
-//! values, the node does not run ("one list fans out at a time"). A provider column's type must
+//! Params fed by one upstream node fan out together, over the distinct rows of their columns:
+//! a route's origin and destination from `top_routes` run as the pairs each row holds, not every
+//! origin with every destination ("route_scorecard ran once for each of the 5 pairs of
+//! top_routes.origin and top_routes.destination."). Only one upstream node fans out: when two
+//! upstream nodes each give a node several values, it does not run ("one list fans out at a
+//! time"), rather than run for their every combination. A provider column's type must
 //! suit the param's kind, and a cell is taken as a value when it is `text`, `uuid` (as text),
 //! `int` or `text_list`.
 //!
