@@ -752,19 +752,29 @@ pub(crate) fn build() -> Graph<Step, State, C> {
     })
     .route(Routed::Single, Step::BindSingle)
     .route(Routed::Propose, Step::ProposePlan);
+    // A single intent that binds may still need a word from the user: a name the question
+    // gives that two values share ("Cedar Falls"), even for an optional param, is asked about
+    // as it is on the proposed path, never answered for the default.
     b.add_fn(Step::BindSingle, |ctx: &C, state: &State, _| {
         let started = Instant::now();
         let planning = state.planning(ctx);
         let route = planning.route;
+        let next = match route {
+            Route::Clarify => Validated::Clarify,
+            Route::Unplannable => Validated::Unplannable,
+            _ => Validated::Run,
+        };
         Ok(Command::goto(
             timed("bind_single", started, move |s| {
                 s.route = Some(route);
                 s.derived.planning = Some(planning);
             }),
-            (),
+            next,
         ))
     })
-    .goto(Step::RunPlan);
+    .route(Validated::Run, Step::RunPlan)
+    .route(Validated::Clarify, Step::Clarify)
+    .route(Validated::Unplannable, Step::Unplannable);
     b.add_node(Step::ProposePlan, ProposePlan).goto(Step::Stabilize);
     b.add_fn(Step::Stabilize, |_: &C, _: &State, _| {
         // The majority vote is pure; validate_plan computes it from the stored proposals (and

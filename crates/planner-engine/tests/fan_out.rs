@@ -210,3 +210,22 @@ async fn two_ends_of_a_lane_fan_out_as_pairs_from_one_row(pool: PgPool) {
     let (nodes, _) = last_audit(&pool).await;
     assert_eq!(nodes, 4);
 }
+
+#[sqlx::test]
+async fn a_shared_name_for_an_optional_param_is_asked_about_not_defaulted(pool: PgPool) {
+    let engine = engine(&pool).await;
+    // "Coastal" is two carriers' name; carrier_reliability's carrier is optional (all carriers
+    // by default): the one intent binds, yet which carrier is meant must be asked.
+    let ask = Ask {
+        question: "How reliable is Coastal?".to_owned(),
+        scopes: Vec::new(),
+        tenant: None,
+        key: None,
+    };
+    let needs = match engine.ask(ask).await.unwrap() {
+        Outcome::NeedsInput(needs) => needs,
+        Outcome::Answered(answer) => panic!("answered for the default: {answer:#?}"),
+    };
+    assert_eq!(needs.missing, ["carrier"], "{needs:?}");
+    assert!(needs.question.contains("C1 or C2"), "{}", needs.question);
+}
