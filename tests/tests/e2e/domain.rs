@@ -191,7 +191,10 @@ fn eval(name: &str, corpus: &str, examples: bool) -> Value {
 /// A regional airline's operations and a construction general contractor are the sixth round's
 /// pair: `first-sight.jsonl` (100 each, blind, first sight on `fb0f0ad`) and `dev.jsonl` (60
 /// each, read); rental's `people-10.jsonl` (40, blind, first sight on `d7159e1`) is the round's
-/// people corpus. Every row reads the
+/// people corpus. A veterinary hospital group and a wholesale beer, wine and spirits
+/// distributor are the seventh round's pair, written the same way: `first-sight.jsonl` (100
+/// each, blind, first sight on `74ac22b`) and `dev.jsonl` (60 each, read); veterinary's
+/// `people-11.jsonl` (40, blind) is the round's people corpus. Every row reads the
 /// registry without its `examples` (`--without-examples`): what the registry's other words
 /// alone plan.
 #[test]
@@ -309,6 +312,11 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("construction", "first-sight.jsonl", 0.88, 0.78, 0.95, 0.83, 1),
         ("construction", "dev.jsonl", 0.91, 0.86, 0.89, 0.87, 0),
         ("rental", "people-10.jsonl", 0.86, 0.82, 0.93, 0.9, 2),
+        ("veterinary", "first-sight.jsonl", 0.7, 0.78, 1.0, 0.83, 1),
+        ("veterinary", "dev.jsonl", 0.72, 0.8, 0.97, 1.0, 1),
+        ("veterinary", "people-11.jsonl", 0.7, 0.85, 1.0, 0.9, 1),
+        ("distributor", "first-sight.jsonl", 0.88, 0.83, 0.88, 1.0, 1),
+        ("distributor", "dev.jsonl", 0.88, 0.83, 0.96, 1.0, 2),
     ] {
         let floors = (intent_floor, route_floor, args_floor, refusal_floor, false_refusals);
         assert_floors(&format!("{name}/{file}"), &eval(name, file, false), floors);
@@ -345,7 +353,8 @@ fn assert_floors(corpus: &str, scores: &Value, floors: (f64, f64, f64, f64, u64)
 
 /// The six unseen domains' registries carry `examples` written from each domain's README alone
 /// (at most five an intent, never from a corpus), and the restaurant group's, the car rental
-/// company's, the insurer's, the airline's and the contractor's their authors' own:
+/// company's, the insurer's, the airline's, the contractor's, the veterinary group's and the
+/// distributor's their authors' own:
 /// their blind `first-sight.jsonl` scores with the examples read, as floors. [`the_other_domains_corpora_keep_their_scores`] reads the same
 /// registries without them.
 #[test]
@@ -362,6 +371,8 @@ fn the_unseen_domains_first_sight_with_their_examples() {
         ("insurance", (0.8, 0.77, 0.92, 1.0, 1)),
         ("airline", (0.82, 0.79, 0.97, 1.0, 1)),
         ("construction", (0.83, 0.77, 0.95, 0.83, 1)),
+        ("veterinary", (0.74, 0.77, 0.98, 0.83, 1)),
+        ("distributor", (0.87, 0.82, 0.88, 1.0, 1)),
     ] {
         let scores = eval(name, "first-sight.jsonl", true);
         assert_floors(&format!("{name}/first-sight.jsonl"), &scores, floors);
