@@ -158,11 +158,36 @@ impl Params {
     }
 
     /// The kinds the question gives a value the plan may bind: available ones, and those told
-    /// apart by role.
+    /// apart by role; not a kind whose values are only second readings of words another kind
+    /// read first ([`Params::second_readings`]): the proposer hears those words once.
     pub fn kinds(&self) -> BTreeSet<ParamKind> {
         let mut kinds: BTreeSet<ParamKind> = self.available.keys().copied().collect();
         kinds.extend(self.roles.keys().map(|&(kind, _)| kind));
+        let second = self.second_readings();
+        kinds.retain(|kind| !second.contains(kind));
         kinds
+    }
+
+    /// Whether mention `at` reads words an earlier mention of another kind read first (the
+    /// extractors give a window both as a duration's length and as a period ending at the
+    /// data's date: "the past 6 months").
+    fn is_second_reading(&self, at: usize) -> bool {
+        let mention = &self.mentions[at];
+        self.mentions[..at].iter().any(|it| it.span == mention.span && it.kind != mention.kind)
+    }
+
+    /// The kinds whose every value is a second reading: an intent taking one binds it, but it
+    /// neither picks intents nor counts as a value the question gives beside the first.
+    pub fn second_readings(&self) -> BTreeSet<ParamKind> {
+        let kinds: BTreeSet<ParamKind> = self.mentions.iter().map(|it| it.kind).collect();
+        kinds
+            .into_iter()
+            .filter(|&kind| {
+                (0..self.mentions.len())
+                    .filter(|&at| self.mentions[at].kind == kind)
+                    .all(|at| self.is_second_reading(at))
+            })
+            .collect()
     }
 
     fn from_extraction(extraction: &Extraction) -> Params {
@@ -529,7 +554,20 @@ impl Planner {
                 out.push(line);
             }
         };
-        for mention in &planning.params.mentions {
+        let mentions = &planning.params.mentions;
+        // Words two kinds read are one value: applied when either reading is, said once when
+        // neither is.
+        let read_too = |at: usize| {
+            mentions.iter().enumerate().filter(move |&(other, it)| {
+                other != at && it.span == mentions[at].span && it.kind != mentions[at].kind
+            })
+        };
+        for (at, mention) in mentions.iter().enumerate() {
+            if planning.params.is_second_reading(at)
+                || read_too(at).any(|(_, other)| applied(other.kind).next().is_some())
+            {
+                continue;
+            }
             let words = question.get(mention.span.0..mention.span.1).unwrap_or_default().trim();
             let noun = kind_noun(&self.registry, mention.kind);
             if let Some(first) = applied(mention.kind).next() {

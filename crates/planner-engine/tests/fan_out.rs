@@ -213,9 +213,15 @@ async fn two_ends_of_a_lane_fan_out_as_pairs_from_one_row(pool: PgPool) {
 
 #[sqlx::test]
 async fn a_shared_name_for_an_optional_param_is_asked_about_not_defaulted(pool: PgPool) {
-    let engine = engine(&pool).await;
     // "Coastal" is two carriers' name; carrier_reliability's carrier is optional (all carriers
     // by default): the one intent binds, yet which carrier is meant must be asked.
+    let text = include_str!("fixtures/freight.toml")
+        .replace("[\"=C1\"]", "[\"=C1\", \"?Coastal\"]")
+        .replace("[\"=C2\"]", "[\"=C2\", \"?Coastal\"]");
+    planner_engine::migrate(&pool).await.unwrap();
+    sqlx::raw_sql(include_str!("fixtures/freight.sql")).execute(&pool).await.unwrap();
+    let registry = Registry::from_toml(&text, "freight.toml").unwrap();
+    let engine = Engine::new(EngineConfig::new(registry), pool.clone());
     let ask = Ask {
         question: "How reliable is Coastal?".to_owned(),
         scopes: Vec::new(),

@@ -808,7 +808,50 @@ impl Declared {
         let mut candidates = Vec::with_capacity(words.len() / 2 + 4);
         let mut scratch = Vec::new();
         self.candidates(&words, &mut candidates, &mut scratch);
+        let first = mentions.len();
         self.choose(&words, taken, candidates, &scratch, mentions, diagnostics);
+        self.window_twins(&words, first, mentions);
+    }
+
+    /// A window said as a length ("the past 6 months", "last week") that a duration kind took
+    /// is also a period ending at the data's date, which a date range kind reads: one value
+    /// two kinds can read, given as both (the same span), so an intent taking a period, not a
+    /// length, still binds what the question said. Only where the question says no other
+    /// period of that kind.
+    fn window_twins(&self, words: &Words<'_>, first: usize, mentions: &mut Vec<Mention>) {
+        let Some(range) = self
+            .matchers
+            .iter()
+            .find(|m| matches!(m.how, How::DateRange { relative: true, rolling: false, .. }))
+        else {
+            return;
+        };
+        if mentions.iter().any(|m| m.kind == range.kind) {
+            return;
+        }
+        let durations: Vec<usize> = (first..mentions.len())
+            .filter(|&at| {
+                self.matchers
+                    .iter()
+                    .any(|m| m.kind == mentions[at].kind && matches!(m.how, How::Duration { .. }))
+            })
+            .collect();
+        let [at] = durations[..] else { return };
+        let span = mentions[at].span;
+        let Some(to) = (0..words.len()).find(|&i| words.span(i, i + 1).end == span.end) else {
+            return;
+        };
+        let from = (0..words.len()).find(|&i| words.span(i, i + 1).start == span.start);
+        let Some(from) = from else { return };
+        // The window's words start at the duration's, or one word before ("past", "last").
+        let twin = [from.checked_sub(1), Some(from)]
+            .into_iter()
+            .flatten()
+            .find_map(|start| relative_at(words, start).filter(|(end, ..)| *end == to + 1));
+        if let Some((_, start, stop)) = twin {
+            let value = Value::List(stop.bounds(start));
+            mentions.insert(at + 1, Mention { kind: range.kind, value, span, role: None });
+        }
     }
 
     /// Every candidate: one pass over the words, asking at each only the matchers that may

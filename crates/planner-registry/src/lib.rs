@@ -100,8 +100,10 @@
 //! periods relative to the data's date: "last year", "this year", "year to date" (and "YTD"),
 //! "last quarter", "this quarter", "last month", "yesterday", "today", and, when no `duration`
 //! kind reads those words, "last week", "this week" (calendar weeks, Monday first), "the past 6
-//! months", "the last 2 years", "the past 14 days" (where a `duration` kind is declared, "last
-//! week" is its 7 days), and a month or run of months said without its year ("in August",
+//! months", "the last 2 years", "the past 14 days" (where a `duration` kind is declared, those
+//! words are its length, "last week" its 7 days, and, where the question says no other period,
+//! also the period they end at the data's date: an intent taking a period and no length binds
+//! that, one taking the length the days), and a month or run of months said without its year ("in August",
 //! "during July and August", "last March": the latest one the data has reached, "last" the
 //! latest before the data's month) where the question says no other period of the kind.
 //! `relative = false` turns this off; `relative = true` without `as_of` is

@@ -228,7 +228,45 @@ pub(super) fn extract(
             role: None,
         });
     }
+    window_twin(declared, &words, &mut mentions);
     (mentions, diagnostics)
+}
+
+/// The one duration taken, where the registry's relative date range does not read rolling
+/// windows and the question says no period: the same words read as that period, after it.
+fn window_twin(declared: &Declared, words: &Words<'_>, mentions: &mut Vec<Mention>) {
+    let is = |kind, duration: bool| {
+        declared.matchers.iter().any(|m| {
+            m.kind == kind
+                && if duration {
+                    matches!(m.how, How::Duration { .. })
+                } else {
+                    matches!(m.how, How::DateRange { relative: true, rolling: false, .. })
+                }
+        })
+    };
+    let Some(range) = declared.matchers.iter().map(|m| m.kind).find(|&k| is(k, false)) else {
+        return;
+    };
+    let lengths: Vec<usize> =
+        (0..mentions.len()).filter(|&at| is(mentions[at].kind, true)).collect();
+    let [at] = lengths[..] else { return };
+    if mentions.iter().any(|m| m.kind == range) {
+        return;
+    }
+    let span = mentions[at].span;
+    for start in 0..words.len() {
+        let Some((end, from, stop)) = relative_at(words, start) else { continue };
+        let whole = words.span(start, end);
+        let same_end = whole.end == span.end;
+        let starts = whole.start == span.start
+            || (start + 1 < words.len() && words.span(start + 1, end).start == span.start);
+        if same_end && starts {
+            let value = Value::List(stop.bounds(from));
+            mentions.insert(at + 1, Mention { kind: range, value, span, role: None });
+            return;
+        }
+    }
 }
 
 /// Every run of text inside a pair of quotes, trimmed, at most `max_len` characters, one char

@@ -726,10 +726,25 @@ fn relative_periods_are_read_when_the_registry_has_the_data_date() {
         // A calendar period is not read as a length.
         assert_eq!(value(&r, &x.extract(question), "window_days"), None, "{question}");
     }
-    // "The past 6 months" is a duration's words when the registry has a duration kind...
-    let found = x.extract("sales in the past 6 months");
-    assert_eq!(value(&r, &found, "period"), None);
+    // "The past 6 months" is a duration's words when the registry has a duration kind, and a
+    // second reading of the same words as the period ending at the data's date, for an intent
+    // that takes a period and no length...
+    for (question, days, expected) in [
+        ("sales in the past 6 months", 180, range("@D+1d-6m", "@D+1d")),
+        ("tickets over the last 14 days", 14, range("@D+1d-14d", "@D+1d")),
+        ("returns last week", 7, range("@W-7d", "@W")),
+    ] {
+        let found = x.extract(question);
+        assert_eq!(value(&r, &found, "window_days"), Some(Value::Int(days)), "{question}");
+        assert_eq!(value(&r, &found, "period"), Some(expected), "{question}");
+        let [length, period] = &found.params[..] else { panic!("{question}: {found:?}") };
+        assert_eq!(length.span, period.span, "{question}");
+    }
+    // ...unless the question says a period of its own.
+    let found = x.extract("sales in 2024 and returns in the past 6 months");
+    assert_eq!(value(&r, &found, "period"), Some(range("2024-01-01", "2025-01-01")));
     assert_eq!(value(&r, &found, "window_days"), Some(Value::Int(180)));
+    assert_eq!(found.params.len(), 2, "{found:?}");
     // ...and a period when it has none.
     let (r, x) = with_as_of(false);
     for (question, expected) in [
