@@ -176,6 +176,29 @@ fn marked(written: &str, any_case: bool) -> (CaseRule, &str) {
     }
 }
 
+/// Why an alias written `text` under `case` never matches the way it is written: `=` asks for
+/// every letter in capitals, so `=RTDs`, written in mixed case, matches "RTDS" and never "RTDs"
+/// (`None` when it can; `=cms`, in lower case, only says to match "CMS" in capitals).
+fn never_as_written(case: CaseRule, text: &str) -> Option<String> {
+    let mixed = text.chars().any(char::is_lowercase) && text.chars().any(char::is_uppercase);
+    if case != CaseRule::Upper || !mixed {
+        return None;
+    }
+    let letters: Vec<char> = text.chars().filter(|c| c.is_alphabetic()).collect();
+    let ends_upper = letters.first().is_some_and(|c| c.is_uppercase())
+        && letters.last().is_some_and(|c| c.is_uppercase());
+    let fix = if ends_upper {
+        format!("write `^{text}` (first and last letter in capitals)")
+    } else {
+        "drop the `=` (any case), or write `=` and the alias in capitals only".to_owned()
+    };
+    Some(format!(
+        "alias `={text}` never matches as written: `=` matches only a word with every letter in \
+         capitals (`{}`), and `{text}` has lower-case letters; {fix}",
+        text.to_uppercase()
+    ))
+}
+
 /// Ordinary English words of two to four letters (`data/short-english.txt`), sorted.
 static SHORT_ENGLISH: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
     let mut words: Vec<&str> = include_str!("../data/short-english.txt")
@@ -739,6 +762,9 @@ impl KindCheck<'_, '_> {
                     None => (alias, false),
                 };
                 let (case, text) = marked(&alias, any_case);
+                if let Some(problem) = never_as_written(case, text) {
+                    self.problems.push((span.clone(), format!("kind `{}`: {problem}", self.name)));
+                }
                 let words = alias_words(text);
                 if shared {
                     shares.push(words.clone());

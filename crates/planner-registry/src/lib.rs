@@ -14,8 +14,8 @@
 //!
 //! # The registry file format
 //!
-//! A registry file has four parts, in any order: `[registry]` (settings), `[planes]`, `[params]`
-//! and the `[[intent]]` array. Unknown keys are errors. Loading reports every problem it finds at
+//! A registry file has five parts, in any order: `[registry]` (settings), `[planes]`, `[kinds]`
+//! (the kinds of value its params take, below; optional), `[params]` and the `[[intent]]` array. Unknown keys are errors. Loading reports every problem it finds at
 //! once, each with its file, line and column where known.
 //!
 //! ## `[registry]`: settings
@@ -88,7 +88,9 @@
 //! English word written in capitals (`SEA`, `DEN`, `LAX`: the words of `data/short-english.txt`,
 //! [`ordinary_in_capitals`]), which matches only in capitals, so that "by sea", "the den" and "lax
 //! rules" name no hub; a dictionary or list kind with `case = "any"` matches every unmarked value
-//! and alias in any case.
+//! and alias in any case. An alias written in mixed case after `=` (`=RTDs`, `=FeLV`) is an
+//! error: it would match only in capitals ("RTDS"), never as written; the error says which marker
+//! fits (`^FeLV`), or to drop the `=`.
 //!
 //! An alias is claimed by one value; a name several values share (a city with two branches)
 //! is written `?` first on each of them (`"?Denver"` on `den_airport` and on `den_union`, the

@@ -113,6 +113,7 @@ type = "dictionary"
 values = [
   { value = "northeast", aliases = ["ne", "north"] },
   { value = "northwest", aliases = ["north"] },
+  { value = "rtd", aliases = ["=RTDs", "=FeLV", "=IPA"] },
 ]
 
 [kinds.period]
@@ -190,6 +191,8 @@ type = "enum"
     let expected = [
         "alias `north` is claimed by both `northeast` and `northwest`",
         "fiscal_year_start 13 is not a month 1..12",
+        "kind `region`: alias `=RTDs` never matches as written: `=` matches only a word with every letter in capitals (`RTDS`), and `RTDs` has lower-case letters; drop the `=` (any case), or write `=` and the alias in capitals only",
+        "alias `=FeLV` never matches as written: `=` matches only a word with every letter in capitals (`FELV`), and `FeLV` has lower-case letters; write `^FeLV` (first and last letter in capitals)",
         "`shape` does not apply to type date_range",
         "kind `top_n`: `cues` is empty",
         "shape `--` has no `A`, `9` or `X`: no code can match it",
@@ -209,6 +212,8 @@ type = "enum"
     for message in expected {
         assert!(problems.contains(message), "missing {message:?} in:\n{problems}");
     }
+    // An alias in capitals only is fine.
+    assert!(!problems.contains("`=IPA`"), "{problems}");
     // A shape's literal letters count for `bare = "mixed"`.
     assert!(!problems.contains("kind `shipment`"), "{problems}");
     // Every problem has a line and column inside the file.
@@ -341,7 +346,7 @@ optional = ["the"]
 fn a_built_in_kind_declared_with_its_type_keeps_its_name_and_takes_the_declaration() {
     let text = format!(
         "{HEAD}\n{GOOD_KINDS}\n[kinds.agency]\ntype = \"dictionary\"\nlabel = \"ministry\"\n\
-         values = [{{ value = \"Ministry of Magic\", aliases = [\"=MoM\"] }}]\n\n[params]\n\
+         values = [{{ value = \"Ministry of Magic\", aliases = [\"^MoM\"] }}]\n\n[params]\n\
          region = {{ kind = \"region\" }}\nperiod = {{ kind = \"period\" }}\n\
          top_n = {{ kind = \"top_n\" }}\nagency = {{ kind = \"agency\" }}\n{INTENT}"
     );
