@@ -735,7 +735,12 @@ impl Screen {
     pub fn check(&self, question: &str, extraction: &Extraction) -> Option<Refusal> {
         // A people noun inside a name ("gold members") still says who the question is about,
         // but the name qualifies it: ranking them is ranking the name's rows.
-        let noun = |word: &str| self.role(word).is_people() && !PHRASES.contains_key(word);
+        // The registry's own people are kept even where the word is a protected phrase's.
+        let noun = |word: &str| {
+            self.workers.contains(word)
+                || self.subjects.contains(word)
+                || (self.role(word).is_people() && !PHRASES.contains_key(word))
+        };
         // A name of one word that is the registry's workforce ("techs", a role) says who.
         let workforce = |word: &str| self.workers.contains(word);
         // A value of one word that may be a verb, before a determiner or a particle, is what
@@ -788,7 +793,15 @@ impl Screen {
                     .find(|compound| known(compound))
             })
             .collect();
-        self.verdict(&words, &named, &acronyms, &compounds, &hits(&words))
+        // A word the registry declares as a plane's people names those people, not an
+        // attribute of them: the "vets" of a veterinary registry's staff are no veterans.
+        let mut hits = hits(&words);
+        hits.retain(|&(at, len, group)| {
+            let declared =
+                len == 1 && (self.workers.contains(words[at]) || self.subjects.contains(words[at]));
+            !(declared && matches!(group, Group::Protected(_) | Group::WithPeople(_)))
+        });
+        self.verdict(&words, &named, &acronyms, &compounds, &hits)
     }
 
     /// What one lower-case word denotes, out of context.
@@ -2259,6 +2272,54 @@ columns = [{ name = "make", type = "text" }]
     /// A registry over schema `shop`: the settings, then `body`.
     fn shop_toml(body: &str) -> String {
         format!("[registry]\nnode_cap = 6\ndefault_k = 11\nallowed_schemas = [\"shop\"]\n\n{body}")
+    }
+
+    /// A word a plane declares as its people names them, not a protected attribute of them:
+    /// a veterinary registry's "vets" are its veterinarians, counted and never ranked, not
+    /// veterans; a role value of that word stays people inside the name.
+    #[test]
+    fn a_declared_people_word_is_those_people_not_a_protected_word() {
+        let text = &shop_toml(
+            r#"[planes]
+staff = { tenant = false, counts = true, workforce = true, schemas = ["shop"], people = ["vet", "technician"] }
+
+[kinds.role]
+type = "dictionary"
+label = "staff role"
+values = [{ value = "veterinarian", aliases = ["vets", "vet"] }, { value = "technician" }]
+
+[params]
+role = { kind = "role" }
+
+[[intent]]
+name = "staff_headcount"
+description = "Staff counts by role."
+plane = "staff"
+sql = "SELECT s.role, count(*) AS staff FROM shop.staff AS s WHERE s.role = $1::text GROUP BY s.role"
+params = [{ name = "role" }]
+columns = [{ name = "role", type = "text" }, { name = "staff", type = "int" }]
+suppression = { k = 3, count_columns = ["staff"] }
+"#,
+        );
+        let registry = Registry::from_toml(text, "shop.toml").unwrap();
+        let screen = Screen::new(&registry);
+        let extractor = planner_extract::Extractor::new(&registry);
+        let check = |question: &str| {
+            screen.check(question, &extractor.extract(question)).map(Refusal::label)
+        };
+        assert_eq!(check("How many vets work here?"), None);
+        assert_eq!(check("Top 3 vets by number of dentals"), Some("ranks_people"));
+        assert_eq!(check("rank our vets by revenue"), Some("ranks_people"));
+        assert!(check("how many vets are over 60").is_some());
+        // Without the declaration, "vets" are veterans.
+        assert!(
+            Screen::default()
+                .check(
+                    "How many vets work here?",
+                    &planner_extract::extract("How many vets work here?")
+                )
+                .is_some()
+        );
     }
 
     #[test]
