@@ -1423,13 +1423,12 @@ fn number(word: &str) -> Option<i64> {
 
 /// The length of one time unit word in the base unit, if it converts.
 fn unit_length(word: &str, unit: DurationUnit) -> Option<Option<i64>> {
-    let days = match word {
-        "day" | "days" => 1,
-        "week" | "weeks" | "wk" | "wks" => 7,
-        "month" | "months" | "mo" | "mos" | "mth" | "mths" => 30,
-        "quarter" | "quarters" | "qtr" | "qtrs" => 90,
-        "year" | "years" | "yr" | "yrs" => 365,
-        _ => return None,
+    let days = match time_unit(word)?.0 {
+        TimeUnit::Day => 1,
+        TimeUnit::Week => 7,
+        TimeUnit::Month => 30,
+        TimeUnit::Quarter => 90,
+        TimeUnit::Year => 365,
     };
     Some(match unit {
         DurationUnit::Day => Some(days),
@@ -1439,6 +1438,34 @@ fn unit_length(word: &str, unit: DurationUnit) -> Option<Option<i64>> {
             365 => Some(12),
             _ => None,
         },
+    })
+}
+
+/// A unit of time a period or a length is counted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TimeUnit {
+    Day,
+    Week,
+    Month,
+    Quarter,
+    Year,
+}
+
+/// The unit a word names, as written in full or abbreviated ("yr", "qtr", "mo", "wk"), and
+/// whether it is singular ("month", "mo": a calendar unit after "last" or "this").
+fn time_unit(word: &str) -> Option<(TimeUnit, bool)> {
+    Some(match word {
+        "day" => (TimeUnit::Day, true),
+        "days" => (TimeUnit::Day, false),
+        "week" | "wk" => (TimeUnit::Week, true),
+        "weeks" | "wks" => (TimeUnit::Week, false),
+        "month" | "mo" | "mth" => (TimeUnit::Month, true),
+        "months" | "mos" | "mths" => (TimeUnit::Month, false),
+        "quarter" | "qtr" => (TimeUnit::Quarter, true),
+        "quarters" | "qtrs" => (TimeUnit::Quarter, false),
+        "year" | "yr" => (TimeUnit::Year, true),
+        "years" | "yrs" => (TimeUnit::Year, false),
+        _ => return None,
     })
 }
 
@@ -1894,11 +1921,11 @@ fn range_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Bounds)
 /// is the end's offset, so `Relative::Past` carries its length.
 fn relative_at(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {
     const TO_DATE: &str = "@D+1d";
-    let unit = |word: &str| match word {
-        "year" => Some(('Y', 12)),
-        "quarter" => Some(('Q', 3)),
-        "month" => Some(('M', 1)),
-        "week" => Some(('W', 0)),
+    let unit = |word: &str| match time_unit(word)? {
+        (TimeUnit::Year, true) => Some(('Y', 12)),
+        (TimeUnit::Quarter, true) => Some(('Q', 3)),
+        (TimeUnit::Month, true) => Some(('M', 1)),
+        (TimeUnit::Week, true) => Some(('W', 0)),
         _ => None,
     };
     let calendar = |anchor: char, last: bool| -> (&'static str, Relative) {
@@ -2013,13 +2040,12 @@ fn rolling(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative
     if n <= 0 || !words.phrase(i - 1, i + 2) {
         return None;
     }
-    let (n, days) = match words.lower(i + 1) {
-        "months" | "month" => (n, false),
-        "years" | "year" => (n.checked_mul(12)?, false),
-        "quarters" | "quarter" => (n.checked_mul(3)?, false),
-        "weeks" | "week" => (n.checked_mul(7)?, true),
-        "days" | "day" => (n, true),
-        _ => return None,
+    let (n, days) = match time_unit(words.lower(i + 1))?.0 {
+        TimeUnit::Month => (n, false),
+        TimeUnit::Year => (n.checked_mul(12)?, false),
+        TimeUnit::Quarter => (n.checked_mul(3)?, false),
+        TimeUnit::Week => (n.checked_mul(7)?, true),
+        TimeUnit::Day => (n, true),
     };
     Some((i + 2, "@D+1d", Relative::Past { n, days }))
 }

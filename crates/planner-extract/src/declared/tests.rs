@@ -754,6 +754,12 @@ fn relative_periods_are_read_when_the_registry_has_the_data_date() {
         ("last year", range("@Y-12m", "@Y")),
         ("returns last week", range("@W-7d", "@W")),
         ("sales this week", range("@W", "@D+1d")),
+        // Units as people abbreviate them.
+        ("returns last qtr", range("@Q-3m", "@Q")),
+        ("sales last yr", range("@Y-12m", "@Y")),
+        ("sales this mo", range("@M", "@D+1d")),
+        ("sales past 6 mos", range("@D+1d-6m", "@D+1d")),
+        ("tickets in the last 2 wks", range("@D+1d-14d", "@D+1d")),
     ] {
         assert_eq!(value(&r, &x.extract(question), "period"), Some(expected), "{question}");
     }
