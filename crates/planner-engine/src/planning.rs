@@ -13,7 +13,7 @@ use planner_grammar::{
     validate,
 };
 use planner_infer::{Catalog, LexicalPick, LexicalProposer, ParamSpan, ProposeRequest, Proposer};
-use planner_registry::{ParamId, ParamKind, Registry, Role, Value};
+use planner_registry::{KindType, ParamId, ParamKind, Registry, Role, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::screen::{Refusal, Screen};
@@ -168,12 +168,14 @@ impl Params {
         kinds
     }
 
-    /// Whether mention `at` reads words an earlier mention of another kind read first (the
-    /// extractors give a window both as a duration's length and as a period ending at the
-    /// data's date: "the past 6 months").
+    /// Whether mention `at` is the second reading of words another kind read first: the
+    /// extractors give a window a duration kind took ("the past 6 months") also as the period
+    /// it ends at the data's date, on the same span; the period is the second reading.
     fn is_second_reading(&self, at: usize) -> bool {
         let mention = &self.mentions[at];
-        self.mentions[..at].iter().any(|it| it.span == mention.span && it.kind != mention.kind)
+        let period = |kind: ParamKind| matches!(kind, ParamKind::Declared(declared) if declared.ty() == KindType::DateRange);
+        period(mention.kind)
+            && self.mentions.iter().any(|it| it.span == mention.span && !period(it.kind))
     }
 
     /// The kinds whose every value is a second reading: an intent taking one binds it, but it
