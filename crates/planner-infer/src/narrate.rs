@@ -123,7 +123,7 @@ fn is_one_word(text: &str) -> bool {
 }
 
 /// The column whose value leads each row of `table`: the first text column (every cell that is
-/// not null is text, and one is) that is not an identifier column. An identifier column is
+/// neither null nor withheld is text, and one is) that is not an identifier column. An identifier column is
 /// named `id` or `..._id`, or holds codes: each of its cells is one word naming no period, and
 /// one of them holds a digit (UEIs, PIIDs, SKUs, NAICS codes, UUIDs; a column of words such as
 /// `now` or `secret` is labels). `None` when no column qualifies.
@@ -137,8 +137,10 @@ pub(crate) fn label_column(table: &EvidenceTable) -> Option<usize> {
                 _ => None,
             })
         };
+        // A withheld cell says nothing of what its column holds.
         let text = texts().next().is_some()
-            && cells().all(|cell| matches!(cell, Cell::Null | Cell::Text(_)));
+            && cells()
+                .all(|cell| matches!(cell, Cell::Null | Cell::Text(_) | Cell::Suppressed { .. }));
         let identifier = name == "id"
             || name.ends_with("_id")
             || (texts().all(is_one_word)
@@ -275,7 +277,16 @@ fn row_sentence(table: &EvidenceTable, row: &[Cell], label: Option<usize>, apart
             continue;
         }
         let value = cell_text(cell, table.columns.get(position).map_or("", String::as_str));
-        let pair = if apart && !matches!(cell, Cell::Text(_)) {
+        // A column written in capitals (`UEI`) before a capitalised value would read as one
+        // name with it ("UEI Acme Corp"): a colon sets them apart.
+        let joins_name = matches!(cell, Cell::Text(_))
+            && column(position).chars().any(|c| c.is_ascii_uppercase())
+            && {
+                let mut letters = value.chars();
+                letters.next().is_some_and(char::is_uppercase)
+                    && letters.next().is_some_and(char::is_lowercase)
+            };
+        let pair = if (apart && !matches!(cell, Cell::Text(_))) || joins_name {
             format!("{}: {value}", column(position))
         } else {
             format!("{} {value}", column(position))

@@ -645,6 +645,21 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "plan",
             &["requester_tickets", "asset_info"],
         ),
+        // An unanswered ask that says "each" and names nothing asks it of each row: the one
+        // intent requiring what the pick provides, when the ask says a word of it...
+        (
+            "distributor",
+            "Best 4 SKUs this year and the month by month for each one",
+            "plan",
+            &["top_skus", "sku_sales"],
+        ),
+        // ... and not a word of nothing the registry holds.
+        (
+            "distributor",
+            "Best 4 SKUs this year and the shelf price of each one",
+            "single",
+            &["top_skus"],
+        ),
         // ... but "who raised it" asks for a value the pick provides.
         (
             "helpdesk",

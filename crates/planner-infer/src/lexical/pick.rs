@@ -11,7 +11,8 @@
 //!    about.
 //! 6. [`pointed`]: a thing pointed at by its cue word ("my incident") is what is asked about.
 //! 7. [`dependants`]: asks that waited for a provider, intents named beside a provider, and
-//!    asks that refer back ("what tickets have they raised") join.
+//!    asks that refer back ("what tickets have they raised", "the month by month on each one")
+//!    join.
 //! 8. [`lacking`]: a lone pick lacking a value of a distinctive kind: another thing named, or
 //!    nothing.
 

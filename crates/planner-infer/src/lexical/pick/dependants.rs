@@ -8,8 +8,11 @@
 //! superlative heard as `top` (it says how an ask ranks, not whom). An ask no
 //! chosen intent answers that refers back ("what tickets have they raised") names what it wants
 //! of what a chosen intent provides: the intent needing it that its decisive terms weigh most
-//! for joins. Needing counts a required param, or an optional one the question leaves to its
-//! default ("how reliable were they" rates the carriers just ranked).
+//! for joins; naming none, an ask saying "each" ("and the month by month on each one") asks
+//! something of every row, and the one intent requiring what a chosen intent provides joins
+//! when only one does and the ask says a word of it. Needing counts a required param, or an
+//! optional one the question leaves to its default ("how reliable were they" rates the
+//! carriers just ranked).
 
 use super::super::refers_back;
 use super::{Reading, keep_best};
@@ -125,7 +128,33 @@ impl Reading<'_> {
                 keep_best(&mut dependant, index, weight);
             }
         }
-        dependant.map(|(index, _)| index)
+        let each =
+            said.split(|c: char| !c.is_alphanumeric()).any(|w| w.eq_ignore_ascii_case("each"));
+        dependant
+            .map(|(index, _)| index)
+            .or_else(|| self.sole_consumer(position, unanswered && each))
+    }
+
+    /// An unanswered ask that says "each" and names no dependant by its terms ("and then the
+    /// month by month on each one") asks something of each row a chosen intent gave: the one
+    /// intent requiring what a chosen intent provides, when only one does and the ask says a
+    /// word of its description, is what it asks.
+    fn sole_consumer(&self, position: usize, distributes: bool) -> Option<usize> {
+        let proposer = self.proposer;
+        if !distributes {
+            return None;
+        }
+        let provided = |kind: &planner_registry::ParamKind| {
+            !self.available.contains(kind)
+                && self.chosen.iter().any(|&other| proposer.intents[other].provides.contains(kind))
+        };
+        let columns = &self.segments[position].columns;
+        let mut consumers = (0..proposer.intents.len()).filter(|&index| {
+            let intent = &proposer.intents[index];
+            !self.chosen.contains(&index) && intent.required.iter().any(provided)
+        });
+        let (Some(only), None) = (consumers.next(), consumers.next()) else { return None };
+        columns.iter().any(|&column| proposer.intents[only].weights[column] > 0.0).then_some(only)
     }
 
     /// Whether intent `index` needs what a chosen intent provides: as a required param not
