@@ -62,12 +62,28 @@ pub enum Error {
     /// The cryptographic module failed (its random generator).
     #[error("the cryptographic module failed: {0}")]
     Crypto(#[from] planner_crypto::Error),
-    /// Any other database failure, identified only by its SQLSTATE code.
-    #[error("database error (SQLSTATE {})", .code.as_deref().unwrap_or("none"))]
+    /// Any other database failure, identified only by its SQLSTATE code (and, for the codes
+    /// a registry run on the wrong database gives, what to do).
+    #[error("database error (SQLSTATE {}){}", .code.as_deref().unwrap_or("none"), advice(.code.as_deref()))]
     Database {
         /// The SQLSTATE code, when the server sent one.
         code: Option<String>,
     },
+}
+
+/// What a SQLSTATE says to do when a registry's query meets a database without its schema
+/// (the embedded demo database, say): empty for other codes.
+fn advice(code: Option<&str>) -> &'static str {
+    match code {
+        // undefined_table, invalid_schema_name.
+        Some("42P01" | "3F000") => {
+            ": a table or schema the query reads is not in this database; load the registry's \
+             schema and data into the database it runs on (`planner db status` names it)"
+        }
+        // undefined_column.
+        Some("42703") => ": a column the query names is not in its table; check the registry's SQL",
+        _ => "",
+    }
 }
 
 /// `Result` with this crate's [`Error`].
@@ -102,5 +118,21 @@ pub(crate) fn from_sqlstate(code: Option<String>) -> Error {
         Some("57P01" | "57P02" | "57P03" | "53300") => Error::Unavailable,
         Some(code) if code.starts_with("08") => Error::Unavailable,
         _ => Error::Database { code },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A registry run on a database without its schema is told what to do; other codes stay
+    /// the bare SQLSTATE.
+    #[test]
+    fn a_missing_table_says_to_load_the_schema() {
+        let missing = from_sqlstate(Some("42P01".to_owned())).to_string();
+        assert!(missing.starts_with("database error (SQLSTATE 42P01): a table or schema"));
+        assert!(missing.contains("`planner db status`"), "{missing}");
+        let other = from_sqlstate(Some("22P02".to_owned())).to_string();
+        assert_eq!(other, "database error (SQLSTATE 22P02)");
     }
 }
