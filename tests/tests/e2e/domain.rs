@@ -312,11 +312,11 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("construction", "first-sight.jsonl", 0.88, 0.78, 0.95, 0.83, 1),
         ("construction", "dev.jsonl", 0.91, 0.86, 0.89, 0.87, 0),
         ("rental", "people-10.jsonl", 0.86, 0.82, 0.93, 0.9, 2),
-        ("veterinary", "first-sight.jsonl", 0.7, 0.78, 1.0, 0.83, 1),
-        ("veterinary", "dev.jsonl", 0.72, 0.8, 0.97, 1.0, 1),
-        ("veterinary", "people-11.jsonl", 0.7, 0.85, 1.0, 0.9, 1),
-        ("distributor", "first-sight.jsonl", 0.88, 0.83, 0.88, 1.0, 1),
-        ("distributor", "dev.jsonl", 0.88, 0.83, 0.96, 1.0, 2),
+        ("veterinary", "first-sight.jsonl", 0.72, 0.8, 1.0, 0.91, 1),
+        ("veterinary", "dev.jsonl", 0.75, 0.83, 0.97, 1.0, 1),
+        ("veterinary", "people-11.jsonl", 0.7, 0.87, 1.0, 0.95, 1),
+        ("distributor", "first-sight.jsonl", 0.91, 0.85, 0.87, 1.0, 1),
+        ("distributor", "dev.jsonl", 0.91, 0.85, 0.94, 1.0, 2),
     ] {
         let floors = (intent_floor, route_floor, args_floor, refusal_floor, false_refusals);
         assert_floors(&format!("{name}/{file}"), &eval(name, file, false), floors);
@@ -371,8 +371,8 @@ fn the_unseen_domains_first_sight_with_their_examples() {
         ("insurance", (0.8, 0.77, 0.92, 1.0, 1)),
         ("airline", (0.82, 0.79, 0.97, 1.0, 1)),
         ("construction", (0.83, 0.77, 0.95, 0.83, 1)),
-        ("veterinary", (0.74, 0.77, 0.98, 0.83, 1)),
-        ("distributor", (0.87, 0.82, 0.88, 1.0, 1)),
+        ("veterinary", (0.75, 0.79, 0.98, 0.91, 1)),
+        ("distributor", (0.9, 0.84, 0.87, 1.0, 1)),
     ] {
         let scores = eval(name, "first-sight.jsonl", true);
         assert_floors(&format!("{name}/first-sight.jsonl"), &scores, floors);
