@@ -176,7 +176,7 @@ fn marked(written: &str, any_case: bool) -> (CaseRule, &str) {
     }
 }
 
-/// Why an alias written `text` under `case` never matches the way it is written: `=` asks for
+/// Why a value or alias written `text` under `case` never matches the way it is written: `=` asks for
 /// every letter in capitals, so `=RTDs`, written in mixed case, matches "RTDS" and never "RTDs"
 /// (`None` when it can; `=cms`, in lower case, only says to match "CMS" in capitals).
 fn never_as_written(case: CaseRule, text: &str) -> Option<String> {
@@ -193,7 +193,7 @@ fn never_as_written(case: CaseRule, text: &str) -> Option<String> {
         "drop the `=` (any case), or write `=` and the alias in capitals only".to_owned()
     };
     Some(format!(
-        "alias `={text}` never matches as written: `=` matches only a word with every letter in \
+        "`={text}` never matches as written: `=` matches only a word with every letter in \
          capitals (`{}`), and `{text}` has lower-case letters; {fix}",
         text.to_uppercase()
     ))
@@ -763,7 +763,8 @@ impl KindCheck<'_, '_> {
                 };
                 let (case, text) = marked(&alias, any_case);
                 if let Some(problem) = never_as_written(case, text) {
-                    self.problems.push((span.clone(), format!("kind `{}`: {problem}", self.name)));
+                    let problem = format!("kind `{}`: alias {problem}", self.name);
+                    self.problems.push((span.clone(), problem));
                 }
                 let words = alias_words(text);
                 if shared {
@@ -775,6 +776,10 @@ impl KindCheck<'_, '_> {
             // an ordinary English word written in capitals, or an alias of the same words
             // restricts it ("~South" for the value "south").
             let (case, bare) = marked(&value, any_case);
+            if let Some(problem) = never_as_written(case, bare) {
+                let problem = format!("kind `{}`: value {problem}", self.name);
+                self.problems.push((span.clone(), problem));
+            }
             let value = bare.to_owned();
             let canonical = alias_words(&value);
             if !spelled.iter().any(|a| a.words == canonical) {

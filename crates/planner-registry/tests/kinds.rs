@@ -114,6 +114,7 @@ values = [
   { value = "northeast", aliases = ["ne", "north"] },
   { value = "northwest", aliases = ["north"] },
   { value = "rtd", aliases = ["=RTDs", "=FeLV", "=IPA"] },
+  { value = "=Tx" },
 ]
 
 [kinds.period]
@@ -192,6 +193,7 @@ type = "enum"
         "alias `north` is claimed by both `northeast` and `northwest`",
         "fiscal_year_start 13 is not a month 1..12",
         "kind `region`: alias `=RTDs` never matches as written: `=` matches only a word with every letter in capitals (`RTDS`), and `RTDs` has lower-case letters; drop the `=` (any case), or write `=` and the alias in capitals only",
+        "value `=Tx` never matches as written",
         "alias `=FeLV` never matches as written: `=` matches only a word with every letter in capitals (`FELV`), and `FeLV` has lower-case letters; write `^FeLV` (first and last letter in capitals)",
         "`shape` does not apply to type date_range",
         "kind `top_n`: `cues` is empty",
