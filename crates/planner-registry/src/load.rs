@@ -184,7 +184,15 @@ impl Report<'_> {
     }
 
     fn toml_error(&mut self, err: &toml::de::Error, fallback: Range<usize>) {
-        let message = err.message().trim_end_matches('.').to_owned();
+        let mut message = err.message().trim_end_matches('.').to_owned();
+        // A double-quoted string reads `\` as an escape: the one place this format writes a
+        // backslash is a code shape's literal, which single quotes keep as written.
+        if message.contains("escape") {
+            message.push_str(
+                " (a code shape's `\\` before a literal character is written in single quotes: \
+                 shape = '\\AC-99999', a literal A)",
+            );
+        }
         self.at(&err.span().unwrap_or(fallback), message);
     }
 

@@ -484,3 +484,15 @@ case = "any"
         assert!(problems.contains("fan_out must be from 1 to 100"), "{problems}");
     }
 }
+
+/// A shape's `\` written in double quotes is a TOML escape error: the message says to write the
+/// shape in single quotes.
+#[test]
+fn a_shape_escape_in_double_quotes_says_to_use_single_quotes() {
+    let kinds = GOOD_KINDS.replace(
+        "[kinds.top_n]",
+        "[kinds.account]\ntype = \"code\"\nshape = \"\\AC-99999\"\n\n[kinds.top_n]",
+    );
+    let problems = load(&with_kinds(&kinds)).unwrap_err();
+    assert!(problems.contains("written in single quotes: shape = '\\AC-99999'"), "{problems}");
+}
