@@ -123,7 +123,12 @@ pub fn pick_inputs() -> Vec<PickInput> {
             let spans = extraction
                 .params
                 .iter()
-                .map(|m| ParamSpan { kind: m.kind, start: m.span.start, end: m.span.end })
+                .map(|m| ParamSpan {
+                    kind: m.kind,
+                    start: m.span.start,
+                    end: m.span.end,
+                    role: m.role,
+                })
                 .collect();
             PickInput { question: item.question, kinds, spans }
         })

@@ -227,7 +227,7 @@ impl Params {
     fn spans(&self) -> Vec<ParamSpan> {
         self.mentions
             .iter()
-            .map(|it| ParamSpan { kind: it.kind, start: it.span.0, end: it.span.1 })
+            .map(|it| ParamSpan { kind: it.kind, start: it.span.0, end: it.span.1, role: it.role })
             .collect()
     }
 }

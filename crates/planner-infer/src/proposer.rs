@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 
-use planner_registry::ParamKind;
+use planner_registry::{ParamKind, Role};
 
 use crate::Result;
 
@@ -35,6 +35,9 @@ pub struct ParamSpan {
     pub start: usize,
     /// One past the last byte.
     pub end: usize,
+    /// The end of a directed pair the question's words make the value ("from Seattle", "to
+    /// Denver"), or `None`.
+    pub role: Option<Role>,
 }
 
 /// What a proposer answers: K proposals, each a list of raw intent names.

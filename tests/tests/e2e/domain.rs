@@ -660,6 +660,15 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["top_skus"],
         ),
+        // Both ends of a kind told apart by role are what runs between them: picks taking one
+        // station, which would bind neither end, give way to the intent taking both.
+        ("airline", "Spokane to Portland on-time by month", "single", &["route_scorecard"]),
+        (
+            "airline",
+            "Boise -> Seattle: on-time and traffic each month",
+            "single",
+            &["route_scorecard"],
+        ),
         // ... but "who raised it" asks for a value the pick provides.
         (
             "helpdesk",

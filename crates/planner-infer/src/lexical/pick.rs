@@ -9,16 +9,19 @@
 //!    and what they need is given or provided.
 //! 5. [`give_way`]: a pick gives way to the intent that a telling value of the question is
 //!    about.
-//! 6. [`pointed`]: a thing pointed at by its cue word ("my incident") is what is asked about.
-//! 7. [`dependants`]: asks that waited for a provider, intents named beside a provider, and
+//! 6. [`ends`]: a pick taking a kind the question gives both ends of ("LAX to SEA"), but not
+//!    both ends, gives way to the intent taking them.
+//! 7. [`pointed`]: a thing pointed at by its cue word ("my incident") is what is asked about.
+//! 8. [`dependants`]: asks that waited for a provider, intents named beside a provider, and
 //!    asks that refer back ("what tickets have they raised", "the month by month on each one")
 //!    join.
-//! 8. [`lacking`]: a lone pick lacking a value of a distinctive kind: another thing named, or
+//! 9. [`lacking`]: a lone pick lacking a value of a distinctive kind: another thing named, or
 //!    nothing.
 
 mod asks;
 mod cover;
 mod dependants;
+mod ends;
 mod fallback;
 mod give_way;
 mod lacking;
@@ -92,6 +95,7 @@ impl LexicalProposer {
         reading.values_alone();
         reading.cover();
         reading.give_way_to_values();
+        reading.both_ends();
         reading.pointed_thing();
         reading.deferred_stand();
         reading.name_dependants();

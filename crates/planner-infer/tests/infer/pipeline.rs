@@ -90,6 +90,7 @@ pub fn extract(question: &str) -> Extracted {
             kind: mention.kind,
             start: mention.span.start,
             end: mention.span.end,
+            role: mention.role,
         })
         .collect();
     Extracted { available, kinds, spans }
