@@ -735,14 +735,18 @@ impl Screen {
     pub fn check(&self, question: &str, extraction: &Extraction) -> Option<Refusal> {
         // A people noun inside a name ("gold members") still says who the question is about,
         // but the name qualifies it: ranking them is ranking the name's rows.
-        // The registry's own people are kept even where the word is a protected phrase's.
+        // The registry's own people are kept even where the word is a protected phrase's, and
+        // so is an animal's noun ("dogs" of a species list): it says whom a protected word is
+        // said of, and an animal is no person.
+        let animal = |word: &str| self.knowledge.noun(word).is_some_and(|noun| noun.is_animal());
         let noun = |word: &str| {
             self.workers.contains(word)
                 || self.subjects.contains(word)
                 || (self.role(word).is_people() && !PHRASES.contains_key(word))
+                || animal(word)
         };
         // A name of one word that is the registry's workforce ("techs", a role) says who.
-        let workforce = |word: &str| self.workers.contains(word);
+        let workforce = |word: &str| self.workers.contains(word) || animal(word);
         // A value of one word that may be a verb, before a determiner or a particle, is what
         // someone does ("which cook wastes the most", a kind of loss), not the value.
         let verb = |word: &str, after: &str| {
@@ -1436,6 +1440,15 @@ impl<'a> Reading<'a> {
             && (words.get(after).is_some_and(|next| lemma(&format!("{phrase} {next}")))
                 || (at > 0 && lemma(&format!("{} {phrase}", words[at - 1]))))
         {
+            return true;
+        }
+        // Said of animals, it is theirs, not a person's ("pregnant mares", "senior dogs",
+        // "neutered male cats"): the noun it qualifies, past other qualifiers, names an animal.
+        let animal = (after..words.len())
+            .take(3)
+            .take_while(|&position| self.in_phrase(position))
+            .any(|position| self.noun(position).is_some_and(|noun| noun.is_animal()));
+        if animal {
             return true;
         }
         if ONLY_PEOPLE.contains(&category) {
@@ -2320,6 +2333,45 @@ suppression = { k = 3, count_columns = ["staff"] }
                 )
                 .is_some()
         );
+    }
+
+    /// A protected word said of animals is theirs: "pregnant mares" and "senior dogs" are a
+    /// veterinary practice's patients, also where the animal is a dictionary value; said of
+    /// staff it is still refused.
+    #[test]
+    fn a_protected_word_said_of_animals_is_no_persons() {
+        let text = &shop_toml(
+            r#"[planes]
+shop = { tenant = false, schemas = ["shop"] }
+
+[kinds.species]
+type = "dictionary"
+label = "species"
+values = [{ value = "canine", aliases = ["dogs", "dog"] }, { value = "feline", aliases = ["cats"] }]
+
+[params]
+species = { kind = "species" }
+
+[[intent]]
+name = "visits"
+description = "Visits by species."
+plane = "shop"
+sql = "SELECT v.species, count(*) AS visits FROM shop.visit AS v WHERE v.species = $1::text GROUP BY v.species"
+params = [{ name = "species" }]
+columns = [{ name = "species", type = "text" }, { name = "visits", type = "int" }]
+"#,
+        );
+        let registry = Registry::from_toml(text, "shop.toml").unwrap();
+        let screen = Screen::new(&registry);
+        let extractor = planner_extract::Extractor::new(&registry);
+        let check = |question: &str| {
+            screen.check(question, &extractor.extract(question)).map(Refusal::label)
+        };
+        assert_eq!(check("How many pregnant dogs did we see last month?"), None);
+        assert_eq!(check("visits for pregnant mares in 2024"), None);
+        assert!(check("how many pregnant staff do we have").is_some());
+        assert!(check("which receptionists are pregnant").is_some());
+        assert!(check("pregnant females on staff").is_some());
     }
 
     #[test]

@@ -42,6 +42,9 @@ const SUPPLEMENT: &str = include_str!("../data/supplement.txt");
 /// The lexicographer file of `noun.person`.
 const PERSON_LEXFILE: u8 = 18;
 
+/// The lexicographer file of `noun.animal`.
+const ANIMAL_LEXFILE: u8 = 5;
+
 /// What one noun sense denotes, as far as people are concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
@@ -181,6 +184,16 @@ impl<'k> Word<'k> {
     pub fn is_medical(&self) -> bool {
         let top = self.senses.iter().max_by_key(|it| it.count).filter(|it| it.count > 0);
         top.or(self.senses.first()).is_some_and(|it| it.class == Class::Medical)
+    }
+
+    /// Whether the noun names an animal: its most frequent sense is one of WordNet's
+    /// `noun.animal` and no sense of people was ever tagged ("dog", "mare", "cat"; not
+    /// "female", said of people in a fifth of its tagged uses).
+    pub fn is_animal(&self) -> bool {
+        let top = self.senses.iter().max_by_key(|it| it.count).filter(|it| it.count > 0);
+        let person = |it: &Sense| matches!(it.class, Class::Person | Class::Worker | Class::People);
+        top.or(self.senses.first()).is_some_and(|it| it.lexfile == ANIMAL_LEXFILE)
+            && !self.senses.iter().any(|it| person(it) && it.count > 0)
     }
 
     /// Whether any sense is a thing, not people ("driver" the golf club, "coach" the bus).
@@ -674,6 +687,18 @@ mod tests {
 
     fn denotes(word: &str) -> Option<Denotes> {
         Knowledge::english().noun(word).map(|it| it.denotes())
+    }
+
+    #[test]
+    fn animals_are_the_nouns_whose_first_sense_is_an_animal_and_never_a_person() {
+        let animal = |word: &str| Knowledge::english().noun(word).is_some_and(|it| it.is_animal());
+        for word in ["dog", "dogs", "cats", "mare", "horses", "puppy"] {
+            assert!(animal(word), "{word}");
+        }
+        // Said of people in its tagged uses: not an animal's word alone.
+        for word in ["female", "females", "staff", "nurse", "kitten heel", "invoice"] {
+            assert!(!animal(word), "{word}");
+        }
     }
 
     #[test]
