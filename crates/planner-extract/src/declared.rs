@@ -1005,8 +1005,12 @@ impl Declared {
         // A month said without its year is read only where no other period of its kind is
         // said: beside "2023" or "since March 2023", it is a part of that period, not a
         // second one ("in 2024, mostly in March").
-        let yearless =
-            |c: &Candidate| matches!(c.value, Pending::Relative(_, Relative::Months { .. }));
+        let yearless = |c: &Candidate| match c.value {
+            Pending::Relative(_, Relative::Months { .. }) => true,
+            // "since August": from a month named without its year.
+            Pending::Relative(start, _) => start.starts_with("@L"),
+            _ => false,
+        };
         if candidates.iter().any(yearless) {
             let dated: Vec<usize> =
                 candidates.iter().filter(|c| !yearless(c)).map(|c| c.matcher).collect();
@@ -1999,6 +2003,9 @@ fn relative_at(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Rela
 /// number follows the month, a day or a year read as a date instead ("in August 5", "in May
 /// 2025"), nor before a capitalised word, the month then being a name ("for June Park").
 fn months_without_year(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {
+    if matches!(words.lower(i), "since" | "starting") {
+        return since_month(words, i);
+    }
     let anchor = match words.lower(i) {
         "in" | "during" | "for" | "throughout" | "from" | "between" | "this" => 'L',
         "last" | "previous" | "prior" => 'P',
@@ -2031,6 +2038,30 @@ fn months_without_year(words: &Words<'_>, i: usize) -> Option<(usize, &'static s
     }
     let span = u8::try_from((i32::from(last) - i32::from(first)).rem_euclid(12) + 1).ok()?;
     Some((end, "@L", Relative::Months { anchor, last, span }))
+}
+
+/// The latest start of each month the data's date has reached, by month (`@L8`: the latest
+/// August begun).
+const LATEST_MONTH_STARTS: [&str; 12] =
+    ["@L1", "@L2", "@L3", "@L4", "@L5", "@L6", "@L7", "@L8", "@L9", "@L10", "@L11", "@L12"];
+
+/// "since August", "starting March" at word `i`: from the latest such month the data has
+/// reached, open-ended, as "since August 2025" is from that month's first day. Not before a
+/// day or a year (a dated period reads those), nor a capitalised month before a capitalised
+/// word (a name).
+fn since_month(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {
+    let month = month_of(words.lower(i + 1))?;
+    let end = i + 2;
+    let capital = |at: usize| words.raw(at).starts_with(|c: char| c.is_uppercase());
+    if number(words.lower(end)).is_some()
+        || year_of(words.lower(end + 1)).is_some()
+        || !words.phrase(i, end)
+        || (end < words.len() && capital(end - 1) && capital(end))
+    {
+        return None;
+    }
+    let start = LATEST_MONTH_STARTS.get(usize::from(month).checked_sub(1)?)?;
+    Some((end, start, Relative::To("infinity")))
 }
 
 /// "6 months", "2 years", "14 days", "3 weeks", "2 quarters" at word `i`, after "past" or "last":

@@ -107,7 +107,8 @@
 //! also the period they end at the data's date: an intent taking a period and no length binds
 //! that, one taking the length the days), and a month or run of months said without its year ("in August",
 //! "during July and August", "last March": the latest one the data has reached, "last" the
-//! latest before the data's month) where the question says no other period of the kind.
+//! latest before the data's month; "since August": from the latest August on, open-ended)
+//! where the question says no other period of the kind.
 //! `relative = false` turns this off; `relative = true` without `as_of` is
 //! an error. Such a value is two relative bounds, `@` and an anchor (`Y` the first day of the
 //! data date's year, `Q` of its quarter, `M` of its month, `W` of its week, `D` the date itself,

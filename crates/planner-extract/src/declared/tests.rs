@@ -754,6 +754,9 @@ fn relative_periods_are_read_when_the_registry_has_the_data_date() {
         ("last year", range("@Y-12m", "@Y")),
         ("returns last week", range("@W-7d", "@W")),
         ("sales this week", range("@W", "@D+1d")),
+        // "Since" a month without its year: from the latest one the data reached, open-ended.
+        ("sales since August", range("@L8", "infinity")),
+        ("returns starting March", range("@L3", "infinity")),
         // Units as people abbreviate them.
         ("returns last qtr", range("@Q-3m", "@Q")),
         ("sales last yr", range("@Y-12m", "@Y")),
