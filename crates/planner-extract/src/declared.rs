@@ -2026,18 +2026,23 @@ fn months_without_year(words: &Words<'_>, i: usize) -> Option<(usize, &'static s
     if end == i + 2 && matches!(words.lower(i), "from" | "between") {
         return None;
     }
-    // A capitalised month before a capitalised word is a name ("for April Novak").
-    let capital = |at: usize| words.raw(at).starts_with(|c: char| c.is_uppercase());
-    // Nor a month whose year follows a word later ("in March of 2024", "in May, 2025").
-    if number(words.lower(end)).is_some()
-        || year_of(words.lower(end + 1)).is_some()
-        || !words.phrase(i, end)
-        || (end < words.len() && capital(end - 1) && capital(end))
-    {
+    if !yearless_run(words, i, end) {
         return None;
     }
     let span = u8::try_from((i32::from(last) - i32::from(first)).rem_euclid(12) + 1).ok()?;
     Some((end, "@L", Relative::Months { anchor, last, span }))
+}
+
+/// Whether words `i..end`, a month or a run of months after the word that opens it, stand as a
+/// period without a year: one phrase, no day or year after it ("in March of 2024", "in May,
+/// 2025": a dated period reads those), and not a capitalised month before a capitalised word
+/// (a name: "for April Novak").
+fn yearless_run(words: &Words<'_>, i: usize, end: usize) -> bool {
+    let capital = |at: usize| words.raw(at).starts_with(|c: char| c.is_uppercase());
+    number(words.lower(end)).is_none()
+        && year_of(words.lower(end + 1)).is_none()
+        && words.phrase(i, end)
+        && !(end < words.len() && capital(end - 1) && capital(end))
 }
 
 /// The latest start of each month the data's date has reached, by month (`@L8`: the latest
@@ -2052,12 +2057,7 @@ const LATEST_MONTH_STARTS: [&str; 12] =
 fn since_month(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {
     let month = month_of(words.lower(i + 1))?;
     let end = i + 2;
-    let capital = |at: usize| words.raw(at).starts_with(|c: char| c.is_uppercase());
-    if number(words.lower(end)).is_some()
-        || year_of(words.lower(end + 1)).is_some()
-        || !words.phrase(i, end)
-        || (end < words.len() && capital(end - 1) && capital(end))
-    {
+    if !yearless_run(words, i, end) {
         return None;
     }
     let start = LATEST_MONTH_STARTS.get(usize::from(month).checked_sub(1)?)?;
