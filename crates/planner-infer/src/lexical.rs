@@ -422,11 +422,33 @@ impl LexicalProposer {
     fn labels_value(&self, question: &str, masks: &Masks, term: &str, at: usize) -> bool {
         self.heads.iter().any(|(kind, head)| {
             head == term
-                && masks.ends.iter().any(|&(end, valued)| {
+                && (masks.ends.iter().any(|&(end, valued)| {
                     valued == *kind
                         && question.get(end..at).is_some_and(|gap| gap.trim().is_empty())
-                })
+                }) || self.labels_unknown_name(question, at))
         })
+    }
+
+    /// Whether the kind's label head at byte `at` follows a place phrase's name the registry
+    /// does not know ("in the cbus warehouse", "at the uptown store"): it labels one value the
+    /// user names in words of their own, as "the Columbus warehouse" labels a known one; it
+    /// says where the ask is, not what it asks for.
+    fn labels_unknown_name(&self, question: &str, at: usize) -> bool {
+        let Some(before) = question.get(..at) else { return false };
+        let mut words = before.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty());
+        let (Some(name), Some(the), Some(place)) =
+            (words.next_back(), words.next_back(), words.next_back())
+        else {
+            return false;
+        };
+        let name = name.to_lowercase();
+        let singular = name.strip_suffix('s').unwrap_or(&name);
+        the.eq_ignore_ascii_case("the")
+            && ["in", "at", "from"].iter().any(|it| place.eq_ignore_ascii_case(it))
+            && name.chars().all(char::is_alphabetic)
+            && !self.terms.contains_key(name.as_str())
+            && !self.terms.contains_key(singular)
+            && !planner_knowledge::is_function_word(&name)
     }
 
     /// Whether every decisive term of `segment` is a cue word of a kind one of `chosen`

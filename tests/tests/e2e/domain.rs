@@ -660,6 +660,14 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "single",
             &["top_skus"],
         ),
+        // A kind's label after a name the registry does not know, in a place phrase ("in the
+        // dayton warehouse"), says where, not what: the unknown thing asked is still unknown.
+        (
+            "distributor",
+            "what's our on-hand stock of Buckeye Brewing in the dayton warehouse?",
+            "unplannable",
+            &[],
+        ),
         // Both ends of a kind told apart by role are what runs between them: picks taking one
         // station, which would bind neither end, give way to the intent taking both.
         ("airline", "Spokane to Portland on-time by month", "single", &["route_scorecard"]),
