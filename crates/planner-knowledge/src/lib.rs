@@ -1,6 +1,6 @@
 //! General English knowledge, shipped as data: which words are nouns, verbs, adjectives or
 //! adverbs, a noun's senses in order of frequency, which senses denote people, groups of
-//! people or people of a workforce, and which words say where people come from (a country's
+//! people, people of a workforce or animals, and which words say where people come from (a country's
 //! or a continent's adjective or natives: "Mexican", "Asian", "Spaniard").
 //!
 //! The knowledge is WordNet 3.0 (Princeton University, under its own licence,
