@@ -99,7 +99,7 @@ pub(crate) fn scope_of(
 }
 
 /// Whether values of `kind` are date ranges.
-fn is_period(kind: ParamKind) -> bool {
+pub(crate) fn is_period(kind: ParamKind) -> bool {
     matches!(kind, ParamKind::Declared(declared) if declared.ty() == KindType::DateRange)
 }
 

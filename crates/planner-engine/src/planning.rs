@@ -13,7 +13,7 @@ use planner_grammar::{
     validate,
 };
 use planner_infer::{Catalog, LexicalPick, LexicalProposer, ParamSpan, ProposeRequest, Proposer};
-use planner_registry::{KindType, ParamId, ParamKind, Registry, Role, Value};
+use planner_registry::{ParamId, ParamKind, Registry, Role, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::screen::{Refusal, Screen};
@@ -169,11 +169,11 @@ impl Params {
     }
 
     /// Whether mention `at` is the second reading of words another kind read first: the
-    /// extractors give a window a duration kind took ("the past 6 months") also as the period
+    /// extractors give a window a duration kind took ("over the past 9 weeks") also as the period
     /// it ends at the data's date, on the same span; the period is the second reading.
     fn is_second_reading(&self, at: usize) -> bool {
         let mention = &self.mentions[at];
-        let period = |kind: ParamKind| matches!(kind, ParamKind::Declared(declared) if declared.ty() == KindType::DateRange);
+        let period = crate::evidence::is_period;
         period(mention.kind)
             && self.mentions.iter().any(|it| it.span == mention.span && !period(it.kind))
     }

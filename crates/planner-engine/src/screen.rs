@@ -2282,6 +2282,14 @@ columns = [{ name = "make", type = "text" }]
         assert_eq!(check("rank our operators by overtime"), Some("ranks_people"));
     }
 
+    /// The screen of the registry `text` with its own extractors: a question's refusal label.
+    fn registry_check(text: &str) -> impl Fn(&str) -> Option<&'static str> {
+        let registry = Registry::from_toml(text, "shop.toml").unwrap();
+        let screen = Screen::new(&registry);
+        let extractor = planner_extract::Extractor::new(&registry);
+        move |question| screen.check(question, &extractor.extract(question)).map(Refusal::label)
+    }
+
     /// A registry over schema `shop`: the settings, then `body`.
     fn shop_toml(body: &str) -> String {
         format!("[registry]\nnode_cap = 6\ndefault_k = 11\nallowed_schemas = [\"shop\"]\n\n{body}")
@@ -2314,12 +2322,7 @@ columns = [{ name = "role", type = "text" }, { name = "staff", type = "int" }]
 suppression = { k = 3, count_columns = ["staff"] }
 "#,
         );
-        let registry = Registry::from_toml(text, "shop.toml").unwrap();
-        let screen = Screen::new(&registry);
-        let extractor = planner_extract::Extractor::new(&registry);
-        let check = |question: &str| {
-            screen.check(question, &extractor.extract(question)).map(Refusal::label)
-        };
+        let check = registry_check(text);
         assert_eq!(check("How many vets work here?"), None);
         assert_eq!(check("Top 3 vets by number of dentals"), Some("ranks_people"));
         assert_eq!(check("rank our vets by revenue"), Some("ranks_people"));
@@ -2361,12 +2364,7 @@ params = [{ name = "species" }]
 columns = [{ name = "species", type = "text" }, { name = "visits", type = "int" }]
 "#,
         );
-        let registry = Registry::from_toml(text, "shop.toml").unwrap();
-        let screen = Screen::new(&registry);
-        let extractor = planner_extract::Extractor::new(&registry);
-        let check = |question: &str| {
-            screen.check(question, &extractor.extract(question)).map(Refusal::label)
-        };
+        let check = registry_check(text);
         assert_eq!(check("How many pregnant dogs did we see last month?"), None);
         assert_eq!(check("visits for pregnant mares in 2024"), None);
         assert!(check("how many pregnant staff do we have").is_some());

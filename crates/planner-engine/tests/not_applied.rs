@@ -117,7 +117,7 @@ fn a_clamped_value_is_named_with_what_was_applied() {
     assert!(clamped[0].starts_with("\"500\""), "{clamped:?}");
 }
 
-/// A window a duration kind reads ("the past 6 months") is also the period ending at the
+/// A window a duration kind reads ("over the past 9 weeks") is also the period ending at the
 /// data's date: an intent taking a period and no length binds it, and neither reading is
 /// reported as not applied; an intent taking the length binds the days.
 #[test]

@@ -813,7 +813,7 @@ impl Declared {
         self.window_twins(&words, first, mentions);
     }
 
-    /// A window said as a length ("the past 6 months", "last week") that a duration kind took
+    /// A window said as a length ("over the past 9 weeks", "last week") that a duration kind took
     /// is also a period ending at the data's date, which a date range kind reads: one value
     /// two kinds can read, given as both (the same span), so an intent taking a period, not a
     /// length, still binds what the question said. Only where the question says no other

@@ -430,7 +430,7 @@ impl LexicalProposer {
     }
 
     /// Whether the kind's label head at byte `at` follows a place phrase's name the registry
-    /// does not know ("in the cbus warehouse", "at the uptown store"): it labels one value the
+    /// does not know ("in the uptown warehouse", "at the riverside store"): it labels one value the
     /// user names in words of their own, as "the Columbus warehouse" labels a known one; it
     /// says where the ask is, not what it asks for.
     fn labels_unknown_name(&self, question: &str, at: usize) -> bool {

@@ -726,7 +726,7 @@ fn relative_periods_are_read_when_the_registry_has_the_data_date() {
         // A calendar period is not read as a length.
         assert_eq!(value(&r, &x.extract(question), "window_days"), None, "{question}");
     }
-    // "The past 6 months" is a duration's words when the registry has a duration kind, and a
+    // A window is a duration's words when the registry has a duration kind, and a
     // second reading of the same words as the period ending at the data's date, for an intent
     // that takes a period and no length...
     for (question, days, expected) in [

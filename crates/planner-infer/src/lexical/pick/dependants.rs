@@ -8,7 +8,7 @@
 //! superlative heard as `top` (it says how an ask ranks, not whom). An ask no
 //! chosen intent answers that refers back ("what tickets have they raised") names what it wants
 //! of what a chosen intent provides: the intent needing it that its decisive terms weigh most
-//! for joins; naming none, an ask saying "each" ("and the month by month on each one") asks
+//! for joins; naming none, an ask saying "each" ("and the weekly trend for each one") asks
 //! something of every row, and the one intent requiring what a chosen intent provides joins
 //! when only one does and the ask says a word of it. Needing counts a required param, or an
 //! optional one the question leaves to its default ("how reliable were they" rates the
@@ -135,8 +135,8 @@ impl Reading<'_> {
             .or_else(|| self.sole_consumer(position, unanswered && each))
     }
 
-    /// An unanswered ask that says "each" and names no dependant by its terms ("and then the
-    /// month by month on each one") asks something of each row a chosen intent gave: the one
+    /// An unanswered ask that says "each" and names no dependant by its terms ("and the weekly
+    /// trend for each one") asks something of each row a chosen intent gave: the one
     /// intent requiring what a chosen intent provides, when only one does and the ask says a
     /// word of its description, is what it asks.
     fn sole_consumer(&self, position: usize, distributes: bool) -> Option<usize> {
@@ -144,14 +144,10 @@ impl Reading<'_> {
         if !distributes {
             return None;
         }
-        let provided = |kind: &planner_registry::ParamKind| {
-            !self.available.contains(kind)
-                && self.chosen.iter().any(|&other| proposer.intents[other].provides.contains(kind))
-        };
         let columns = &self.segments[position].columns;
         let mut consumers = (0..proposer.intents.len()).filter(|&index| {
             let intent = &proposer.intents[index];
-            !self.chosen.contains(&index) && intent.required.iter().any(provided)
+            !self.chosen.contains(&index) && intent.required.iter().any(|kind| self.provided(kind))
         });
         let (Some(only), None) = (consumers.next(), consumers.next()) else { return None };
         columns.iter().any(|&column| proposer.intents[only].weights[column] > 0.0).then_some(only)
@@ -160,12 +156,13 @@ impl Reading<'_> {
     /// Whether intent `index` needs what a chosen intent provides: as a required param not
     /// given, or as an optional one the question leaves to its default.
     fn needs(&self, index: usize) -> bool {
-        let proposer = self.proposer;
-        let provided = |kind: &planner_registry::ParamKind| {
-            !self.available.contains(kind)
-                && self.chosen.iter().any(|&other| proposer.intents[other].provides.contains(kind))
-        };
-        let intent = &proposer.intents[index];
-        intent.required.iter().any(provided) || intent.optional.iter().any(provided)
+        let intent = &self.proposer.intents[index];
+        intent.required.iter().chain(&intent.optional).any(|kind| self.provided(kind))
+    }
+
+    /// Whether the question does not give `kind` and a chosen intent provides it.
+    fn provided(&self, kind: &planner_registry::ParamKind) -> bool {
+        !self.available.contains(kind)
+            && self.chosen.iter().any(|&other| self.proposer.intents[other].provides.contains(kind))
     }
 }
