@@ -6,9 +6,7 @@
 use planner_exec::{Cell, ResultTable};
 use planner_grammar::{ArgSource, PlanNode};
 use planner_infer::{Bound, Cell as GateCell, EvidenceTable as GateTable, Window};
-use planner_registry::{
-    DurationUnit, KindType, ParamKind, QueryIntent, Registry, Unit, Value, WindowDirection,
-};
+use planner_registry::{DurationUnit, QueryIntent, Registry, Unit, Value, WindowDirection};
 use serde::{Deserialize, Serialize};
 
 use crate::answer::EvidenceTable;
@@ -73,7 +71,7 @@ pub(crate) fn scope_of(
             let value = match &arg.source {
                 ArgSource::Available(value) => value,
                 ArgSource::Default(value)
-                    if is_period(arg.kind) && planner_registry::is_relative(value) =>
+                    if arg.kind.is_period() && planner_registry::is_relative(value) =>
                 {
                     value
                 }
@@ -82,7 +80,7 @@ pub(crate) fn scope_of(
             let shown = match value {
                 Value::Int(_) => return None,
                 Value::Text(text) => text.clone(),
-                Value::List(_) if is_period(arg.kind) => {
+                Value::List(_) if arg.kind.is_period() => {
                     let value = match as_of {
                         Some(date) => planner_registry::resolve_period(value, date)?,
                         None if planner_registry::is_relative(value) => return None,
@@ -96,11 +94,6 @@ pub(crate) fn scope_of(
             Some((registry.param(arg.param).name.clone(), shown))
         })
         .collect()
-}
-
-/// Whether values of `kind` are date ranges.
-pub(crate) fn is_period(kind: ParamKind) -> bool {
-    matches!(kind, ParamKind::Declared(declared) if declared.ty() == KindType::DateRange)
 }
 
 /// A range `[start, end)` of ISO days (`-infinity`, `infinity` open) as its first and last

@@ -173,9 +173,8 @@ impl Params {
     /// it ends at the data's date, on the same span; the period is the second reading.
     fn is_second_reading(&self, at: usize) -> bool {
         let mention = &self.mentions[at];
-        let period = crate::evidence::is_period;
-        period(mention.kind)
-            && self.mentions.iter().any(|it| it.span == mention.span && !period(it.kind))
+        mention.kind.is_period()
+            && self.mentions.iter().any(|it| it.span == mention.span && !it.kind.is_period())
     }
 
     /// The kinds whose every value is a second reading: an intent taking one binds it, but it

@@ -1446,8 +1446,7 @@ fn default_value(
     match (param.kind.shape(), value) {
         (ValueShape::Int, toml::Value::Integer(n)) => Ok(Value::Int(*n)),
         (ValueShape::Int, _) => Err("expected an integer".to_owned()),
-        (ValueShape::List, toml::Value::Array(items)) if matches!(param.kind, ParamKind::Declared(d) if d.ty() == crate::KindType::DateRange) =>
-        {
+        (ValueShape::List, toml::Value::Array(items)) if param.kind.is_period() => {
             // Any well-formed relative bound resolves against any day.
             let relative = |text: &str| {
                 text.starts_with('@') && crate::resolve_bound(text, "2000-01-31").is_some()

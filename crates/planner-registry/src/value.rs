@@ -228,6 +228,11 @@ impl ParamKind {
         }
     }
 
+    /// Whether values of the kind are periods: a declared date range.
+    pub const fn is_period(self) -> bool {
+        matches!(self, ParamKind::Declared(kind) if matches!(kind.ty, KindType::DateRange))
+    }
+
     /// Whether values of the kind are times: durations (the months window too), dates and date
     /// ranges.
     pub const fn is_time(self) -> bool {
