@@ -194,7 +194,10 @@ fn eval(name: &str, corpus: &str, examples: bool) -> Value {
 /// people corpus. A veterinary hospital group and a wholesale beer, wine and spirits
 /// distributor are the seventh round's pair, written the same way: `first-sight.jsonl` (100
 /// each, blind, first sight on `74ac22b`) and `dev.jsonl` (60 each, read); veterinary's
-/// `people-11.jsonl` (40, blind) is the round's people corpus. Every row reads the
+/// `people-11.jsonl` (40, blind) is the round's people corpus. A chain of fitness clubs and a
+/// grain cooperative are the eighth round's pair: `first-sight.jsonl` (100 each, blind, first
+/// sight on `0b5ee13`) and `dev.jsonl` (60 each, read); grain's `people-12.jsonl` (40, blind)
+/// is the round's people corpus. Every row reads the
 /// registry without its `examples` (`--without-examples`): what the registry's other words
 /// alone plan.
 #[test]
@@ -317,6 +320,11 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("veterinary", "people-11.jsonl", 0.76, 0.9, 1.0, 0.95, 0),
         ("distributor", "first-sight.jsonl", 0.91, 0.85, 0.87, 1.0, 1),
         ("distributor", "dev.jsonl", 0.91, 0.85, 0.94, 1.0, 2),
+        ("fitness", "first-sight.jsonl", 0.62, 0.71, 0.81, 1.0, 1),
+        ("fitness", "dev.jsonl", 0.89, 0.85, 0.77, 0.87, 0),
+        ("grain", "first-sight.jsonl", 0.71, 0.72, 0.78, 0.75, 1),
+        ("grain", "dev.jsonl", 0.75, 0.81, 0.82, 0.87, 0),
+        ("grain", "people-12.jsonl", 0.62, 0.8, 0.85, 0.9, 3),
     ] {
         let floors = (intent_floor, route_floor, args_floor, refusal_floor, false_refusals);
         assert_floors(&format!("{name}/{file}"), &eval(name, file, false), floors);
@@ -353,8 +361,8 @@ fn assert_floors(corpus: &str, scores: &Value, floors: (f64, f64, f64, f64, u64)
 
 /// The six unseen domains' registries carry `examples` written from each domain's README alone
 /// (at most five an intent, never from a corpus), and the restaurant group's, the car rental
-/// company's, the insurer's, the airline's, the contractor's, the veterinary group's and the
-/// distributor's their authors' own:
+/// company's, the insurer's, the airline's, the contractor's, the veterinary group's, the
+/// distributor's, the fitness chain's and the grain cooperative's their authors' own:
 /// their blind `first-sight.jsonl` scores with the examples read, as floors. [`the_other_domains_corpora_keep_their_scores`] reads the same
 /// registries without them.
 #[test]
@@ -373,6 +381,8 @@ fn the_unseen_domains_first_sight_with_their_examples() {
         ("construction", (0.83, 0.77, 0.95, 0.83, 1)),
         ("veterinary", (0.75, 0.79, 0.98, 0.91, 0)),
         ("distributor", (0.9, 0.84, 0.87, 1.0, 1)),
+        ("fitness", (0.66, 0.73, 0.8, 1.0, 1)),
+        ("grain", (0.71, 0.72, 0.78, 0.75, 1)),
     ] {
         let scores = eval(name, "first-sight.jsonl", true);
         assert_floors(&format!("{name}/first-sight.jsonl"), &scores, floors);
