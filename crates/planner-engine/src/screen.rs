@@ -713,6 +713,8 @@ impl Screen {
         }
         let aliases = workforce_aliases(registry, &declared_workers, &screen.things);
         screen.workers.extend(aliases);
+        let trades = trade_plurals(registry, screen.knowledge, &screen.things);
+        screen.workers.extend(trades);
         // A word of a name that is a protected word (a `veteran_awards` intent) or a declared
         // person stays what it is.
         let protected_word = |word: &str| {
@@ -1985,6 +1987,36 @@ fn workforce_aliases(registry: &Registry, workers: &Words, things: &Words) -> Ve
     found
 }
 
+/// The values written as the people of a trade, in the plural ("carpenters" of a trade
+/// dictionary whose value is "carpentry"): a value is a thing, but a plural whose senses are
+/// mostly people at work names those people, so "the top 10 carpenters by hours" ranks
+/// individuals, not the trade. A word the registry makes a thing stays one.
+fn trade_plurals(registry: &Registry, knowledge: &Knowledge, things: &Words) -> Vec<String> {
+    let mut found = Vec::new();
+    for kind in registry.kinds() {
+        let (planner_registry::KindBody::Dictionary { entries, .. }
+        | planner_registry::KindBody::List { entries, .. }) = &kind.body
+        else {
+            continue;
+        };
+        let words = entries.iter().flat_map(|entry| &entry.aliases).filter_map(|alias| {
+            let [word] = &alias.words[..] else { return None };
+            Some(word.as_str())
+        });
+        for word in words {
+            let plural = knowledge
+                .noun(word)
+                .is_some_and(|noun| noun.lemma() != word && noun.denotes() == Denotes::Worker);
+            if plural && !things.contains(word) {
+                found.push(word.to_owned());
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
 /// The words of a lower-cased question: runs of letters and digits.
 fn question_words(text: &str) -> Vec<&str> {
     word_spans(text).into_iter().map(|(_, word)| word).collect()
@@ -2336,6 +2368,40 @@ suppression = { k = 3, count_columns = ["staff"] }
                 )
                 .is_some()
         );
+    }
+
+    /// A value written as the people of a trade, in the plural, names those people: ranking
+    /// "the top 10 carpenters" ranks individuals, though the value (the trade) is a thing and
+    /// the plane declares no people; counting them, or ranking the trades, is not refused.
+    #[test]
+    fn a_trade_written_as_its_people_names_them() {
+        let text = &shop_toml(
+            r#"[planes]
+shop = { tenant = false, schemas = ["shop"] }
+
+[kinds.trade]
+type = "dictionary"
+label = "trade"
+values = [{ value = "carpentry", aliases = ["carpenters"] }, { value = "electrical", aliases = ["electricians"] }]
+
+[params]
+trade = { kind = "trade" }
+
+[[intent]]
+name = "trade_hours"
+description = "Labor hours by trade."
+plane = "shop"
+sql = "SELECT h.trade, sum(h.hours) AS hours FROM shop.hours AS h WHERE h.trade = $1::text GROUP BY h.trade"
+params = [{ name = "trade" }]
+columns = [{ name = "trade", type = "text" }, { name = "hours", type = "decimal" }]
+"#,
+        );
+        let check = registry_check(text);
+        assert_eq!(check("top 10 carpenters by hours logged last month"), Some("ranks_people"));
+        assert_eq!(check("rank the electricians by overtime"), Some("ranks_people"));
+        assert_eq!(check("How many carpenters were on our jobs in Q2?"), None);
+        assert_eq!(check("carpentry hours by month"), None);
+        assert_eq!(check("which trade logged the most hours"), None);
     }
 
     /// A protected word said of animals is theirs: "pregnant mares" and "senior dogs" are a

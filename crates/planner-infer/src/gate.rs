@@ -943,6 +943,16 @@ fn check_suppressed(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>)
     // holds keeps the words around a number apart just the same.
     let digits = index.labels.iter().any(u8::is_ascii_digit);
     let label = |range: &Range<usize>| &index.labels[range.clone()];
+    // A label of function words only (a column named "to" or "in") cannot tell which part
+    // speaks of its cell: every sentence says it ("over the 12 months to 2025-06-30").
+    let names_something = |range: &Range<usize>| {
+        std::str::from_utf8(label(range))
+            .unwrap_or_default()
+            .split(' ')
+            .any(|word| !word.is_empty() && !planner_knowledge::is_function_word(word))
+    };
+    let mentions =
+        |text: &[u8], range: &Range<usize>| names_something(range) && contains(text, label(range));
     let mut text = Vec::new();
     // Tokens come in narration order, so each part is one run of them.
     for part in tokens.chunk_by(|a, b| a.part == b.part) {
@@ -958,11 +968,9 @@ fn check_suppressed(tokens: &[Token<'_>], index: &Index, misses: &mut Vec<Miss>)
         words_text(part, &mut text, digits);
         for cell in &index.suppressed {
             let about = match (&cell.row, cell.several_numbers) {
-                (Some(row), false) => contains(&text, label(row)),
-                (Some(row), true) => {
-                    contains(&text, label(row)) && contains(&text, label(&cell.column))
-                }
-                (None, _) => contains(&text, label(&cell.column)),
+                (Some(row), false) => mentions(&text, row),
+                (Some(row), true) => mentions(&text, row) && mentions(&text, &cell.column),
+                (None, _) => mentions(&text, &cell.column),
             };
             if !about {
                 continue;

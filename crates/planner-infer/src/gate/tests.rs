@@ -266,6 +266,34 @@ fn a_threshold_that_is_a_multiple_of_ten_may_be_stated() {
 }
 
 #[test]
+fn a_withheld_column_named_by_a_function_word_is_not_every_sentence() {
+    // A column called "to": the window's "over the 12 months to ..." says nothing of its cell,
+    // while a column with a content word still guards every part that names it.
+    let mut withheld = table("visits_by_day", &["to"], vec![vec![Cell::Suppressed { k: 3 }]]);
+    withheld.window = Some(Window {
+        length: 12,
+        unit: DurationUnit::Month,
+        direction: WindowDirection::Past,
+        as_of: Some("2025-06-30".to_owned()),
+    });
+    let evidence = Evidence { tables: vec![withheld], entities: Vec::new(), dropped: Vec::new() };
+    let narration = TemplateNarrator::render(&evidence);
+    let verdict = check_faithfulness(&narration, &evidence, &GateConfig::reference());
+    assert!(verdict.passed(), "{narration}\n{:?}", verdict.misses);
+    let named = Evidence {
+        tables: vec![table("visits_by_day", &["visitors"], vec![vec![Cell::Suppressed { k: 3 }]])],
+        entities: Vec::new(),
+        dropped: Vec::new(),
+    };
+    let verdict = check_faithfulness("There were 2 visitors.", &named, &GateConfig::reference());
+    assert!(
+        verdict.misses.contains(&Miss::SuppressedNumber("2".to_owned())),
+        "{:?}",
+        verdict.misses
+    );
+}
+
+#[test]
 fn identifiers_and_numbers_are_found_in_every_form() {
     // Long identifiers (past the packed key), a joined identifier, a month-year date, a
     // magnitude and a percentage of a fraction.
