@@ -217,29 +217,33 @@ fn period_notes(state: &State, as_of: Option<&str>) -> Vec<String> {
             continue;
         }
         let words = state.question.get(mention.span.0..mention.span.1).unwrap_or("the period");
-        let note = match (as_of, bounds.as_slice()) {
-            (Some(date), [start, end]) => {
-                // The range is [start, end): its last day is the day before `end`.
-                let last = format!("{end}-1d");
-                match (
-                    planner_registry::resolve_bound(start, date),
-                    planner_registry::resolve_bound(&last, date),
-                ) {
-                    (Some(start), Some(last)) => format!(
-                        "\"{words}\" is read as {start} to {last}, by the data's date {date}."
-                    ),
-                    _ => continue,
-                }
-            }
-            _ => format!(
-                "\"{words}\" could not be read as dates: the data's date could not be read."
-            ),
-        };
+        let Some(note) = period_note(words, bounds, as_of) else { continue };
         if !notes.contains(&note) {
             notes.push(note);
         }
     }
     notes
+}
+
+/// The sentence for one relative period `[start, end)` the question said in `words`; `None`
+/// when a bound is malformed.
+fn period_note(words: &str, bounds: &[String], as_of: Option<&str>) -> Option<String> {
+    let Some(date) = as_of else {
+        return Some(format!(
+            "\"{words}\" could not be read as dates: the data's date could not be read."
+        ));
+    };
+    let [start, end] = bounds else { return None };
+    let start = planner_registry::resolve_bound(start, date)?;
+    // An open end ("since August") has no last day: it runs on.
+    let dates = if end == "infinity" {
+        format!("from {start} on")
+    } else {
+        // The range is [start, end): its last day is the day before `end`.
+        let last = planner_registry::resolve_bound(&format!("{end}-1d"), date)?;
+        if start == "-infinity" { format!("up to {last}") } else { format!("{start} to {last}") }
+    };
+    Some(format!("\"{words}\" is read as {dates}, by the data's date {date}."))
 }
 
 fn plural(n: usize, noun: &str) -> String {
@@ -966,5 +970,35 @@ fn evidence_of(ctx: &Ctx, state: &State) -> Evidence {
         tables: state.tables.iter().map(StoredTable::gate_table).collect(),
         entities,
         dropped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::period_note;
+
+    #[test]
+    fn a_period_note_says_the_days_and_never_an_open_end_as_a_date() {
+        let note = |bounds: [&str; 2]| {
+            let bounds = bounds.map(str::to_owned);
+            period_note("the words", &bounds, Some("2025-11-14")).unwrap()
+        };
+        assert_eq!(
+            note(["@M-1m", "@M"]),
+            "\"the words\" is read as 2025-10-01 to 2025-10-31, by the data's date 2025-11-14."
+        );
+        assert_eq!(
+            note(["@L9", "infinity"]),
+            "\"the words\" is read as from 2025-09-01 on, by the data's date 2025-11-14."
+        );
+        assert_eq!(
+            note(["-infinity", "@L9"]),
+            "\"the words\" is read as up to 2025-08-31, by the data's date 2025-11-14."
+        );
+        assert!(
+            period_note("x", &["@M".to_owned(), "@M".to_owned()], None)
+                .unwrap()
+                .contains("could not be read")
+        );
     }
 }

@@ -659,8 +659,10 @@ impl Screen {
             for noun in nouns {
                 // A plane's people are its business to rank (customers), unless the plane is a
                 // workforce or the noun names people at work (a registry declaring its
-                // surgeons does not make ranking them its business).
-                let works = screen.knowledge.noun(&noun).is_some_and(|it| it.may_be_worker());
+                // surgeons does not make ranking them its business) and the plane does not say
+                // its rows are no workforce (a cooperative's member farmers, `workforce = false`).
+                let works = plane.workforce != Some(false)
+                    && screen.knowledge.noun(&noun).is_some_and(|it| it.may_be_worker());
                 if plane.is_workforce() || plane.counts || works {
                     declared_workers.insert(noun.clone());
                     screen.workers.insert(noun);
@@ -2368,6 +2370,36 @@ suppression = { k = 3, count_columns = ["staff"] }
                 )
                 .is_some()
         );
+    }
+
+    /// A plane's people who are people at work by their noun ("farmers") are a workforce,
+    /// never ranked, unless the plane says its rows are none (`workforce = false`): a
+    /// cooperative ranks its member farmers by what they deliver.
+    #[test]
+    fn a_plane_saying_it_is_no_workforce_ranks_its_people() {
+        let toml = |workforce: &str| {
+            shop_toml(&format!(
+                r#"[planes]
+shop = {{ tenant = false, schemas = ["shop"], people = ["farmer"]{workforce} }}
+
+[params]
+
+[[intent]]
+name = "top_suppliers"
+description = "Suppliers ranked by bushels delivered."
+plane = "shop"
+sql = "SELECT s.name, sum(s.bushels) AS bushels FROM shop.deliveries AS s GROUP BY s.name ORDER BY bushels DESC LIMIT 10"
+columns = [{{ name = "name", type = "text" }}, {{ name = "bushels", type = "decimal" }}]
+"#
+            ))
+        };
+        let question = "top 5 farmers by bushels delivered";
+        let (members, undeclared) = (toml(", workforce = false"), toml(""));
+        let check = registry_check(&members);
+        assert_eq!(check(question), None);
+        assert_eq!(registry_check(&undeclared)(question), Some("ranks_people"));
+        // Their protected attributes are still refused.
+        assert!(check("how many of our farmers are over 65").is_some());
     }
 
     /// A value written as the people of a trade, in the plural, names those people: ranking

@@ -767,6 +767,21 @@ impl KindCheck<'_, '_> {
                     self.problems.push((span.clone(), problem));
                 }
                 let words = alias_words(text);
+                // Punctuation is no word: an alias of digits alone reads every such number.
+                if !words.is_empty() && words.iter().all(|w| w.bytes().all(|b| b.is_ascii_digit()))
+                {
+                    let number = words.join(" ");
+                    self.problems.push((
+                        span.clone(),
+                        format!(
+                            "kind `{}`: alias `{text}` of `{value}` is the number {number} once \
+                             its punctuation is dropped, so every \"{number}\" of a question (a \
+                             top {number}, a {number}-day window) would read as `{value}`; write \
+                             it with a word (`no {number}`, `grade {number}`)",
+                            self.name
+                        ),
+                    ));
+                }
                 if shared {
                     shares.push(words.clone());
                 }

@@ -39,8 +39,8 @@
 //! | `counts` | bool, default `false` | counts only: every intent of the plane needs a `suppression` spec and runs through the suppressing executor |
 //! | `scope` | string, optional | the scope every intent of the plane needs (one of `registry.scopes`) |
 //! | `schemas` | array of strings, required | the schemas the plane's intents may read, each one of `registry.allowed_schemas`: a table or function of any other schema is rejected |
-//! | `workforce` | bool, default `false` | its rows are the user's workforce (employees, candidates, drivers, agents): an intent that returns them ordered by a measure or cut to a top N (`ORDER BY`, `LIMIT`, `FETCH`, a ranking window function) is rejected unless the plane counts. Ranking or scoring individual workers is an automated employment decision; `planner registry check` also warns about an intent of an undeclared plane whose name says it returns workers |
-//! | `people` | array of strings, default empty | nouns for the people the plane's rows are about (`customer`, `shopper`): the screen refuses questions about their protected attributes, as it does for count planes' counted columns |
+//! | `workforce` | bool, optional | `true`: its rows are the user's workforce (employees, candidates, drivers, agents): an intent that returns them ordered by a measure or cut to a top N (`ORDER BY`, `LIMIT`, `FETCH`, a ranking window function) is rejected unless the plane counts. Ranking or scoring individual workers is an automated employment decision. `false`: its rows are no workforce, whatever its `people` nouns say elsewhere (a cooperative's member farmers, a marketplace's drivers who are its customers). Left out, `planner registry check` warns about an intent of the plane that ranks rows its name says are workers, until the file says either |
+//! | `people` | array of strings, default empty | nouns for the people the plane's rows are about (`customer`, `shopper`): the screen refuses questions about their protected attributes, as it does for count planes' counted columns. Ranking them is the plane's business (top customers), unless the plane is a workforce or, `workforce` left out, the noun names people at work (`farmer`, `surgeon`): then a ranking of them is refused |
 //!
 //! The executor runs each plane as a database role of its kind (see planner-exec's `Reader`),
 //! which holds SELECT on the matching schemas only: the same boundary, enforced a second time by
@@ -88,9 +88,10 @@
 //! English word written in capitals (`SEA`, `DEN`, `LAX`: the words of `data/short-english.txt`,
 //! [`ordinary_in_capitals`]), which matches only in capitals, so that "by sea", "the den" and "lax
 //! rules" name no hub; a dictionary or list kind with `case = "any"` matches every unmarked value
-//! and alias in any case. An alias written in mixed case after `=` (`=RTDs`, `=FeLV`) is an
-//! error: it would match only in capitals ("RTDS"), never as written; the error says which marker
-//! fits (`^FeLV`), or to drop the `=`.
+//! and alias in any case. An alias of digits alone once its punctuation is dropped (`#5`) is an
+//! error: it would read every such number of a question. An alias written in mixed case after
+//! `=` (`=RTDs`, `=FeLV`) is an error: it would match only in capitals ("RTDS"), never as
+//! written; the error says which marker fits (`^FeLV`), or to drop the `=`.
 //!
 //! An alias is claimed by one value; a name several values share (a city with two branches)
 //! is written `?` first on each of them (`"?Denver"` on `den_airport` and on `den_union`, the

@@ -107,7 +107,7 @@ fn declared_kinds_load_with_their_values_and_types() {
 
 #[test]
 fn every_mistake_in_a_kind_is_reported_with_its_place() {
-    let kinds = r#"
+    let kinds = r##"
 [kinds.region]
 type = "dictionary"
 values = [
@@ -115,6 +115,7 @@ values = [
   { value = "northwest", aliases = ["north"] },
   { value = "rtd", aliases = ["=RTDs", "=FeLV", "=IPA"] },
   { value = "=Tx" },
+  { value = "us_5", aliases = ["#5"] },
 ]
 
 [kinds.period]
@@ -187,13 +188,14 @@ unit = "day"
 
 [kinds.thing]
 type = "enum"
-"#;
+"##;
     let problems = load(&with_kinds(kinds)).unwrap_err();
     let expected = [
         "alias `north` is claimed by both `northeast` and `northwest`",
         "fiscal_year_start 13 is not a month 1..12",
         "kind `region`: alias `=RTDs` never matches as written: `=` matches only a word with every letter in capitals (`RTDS`), and `RTDs` has lower-case letters; drop the `=` (any case), or write `=` and the alias in capitals only",
         "value `=Tx` never matches as written",
+        "kind `region`: alias `#5` of `us_5` is the number 5 once its punctuation is dropped, so every \"5\" of a question (a top 5, a 5-day window) would read as `us_5`; write it with a word (`no 5`, `grade 5`)",
         "alias `=FeLV` never matches as written: `=` matches only a word with every letter in capitals (`FELV`), and `FeLV` has lower-case letters; write `^FeLV` (first and last letter in capitals)",
         "`shape` does not apply to type date_range",
         "kind `top_n`: `cues` is empty",
