@@ -82,7 +82,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{CommandFactory as _, Parser, Subcommand};
 use planner_engine::{
-    Ask, Engine, EngineConfig, Outcome, Planner, evaluate, parse_corpus, plan_report,
+    Ask, Engine, EngineConfig, Outcome, Planner, evaluate_as_of, parse_corpus, plan_report,
 };
 use planner_registry::Registry;
 
@@ -161,6 +161,10 @@ enum Command {
         /// alone plan).
         #[arg(long)]
         without_examples: bool,
+        /// The data's date (YYYY-MM-DD): relative periods ("last month"), planned or expected,
+        /// are compared as the days they mean on that date, not as written.
+        #[arg(long, value_name = "DATE", value_parser = parse_as_of)]
+        as_of: Option<String>,
         /// The corpus.
         corpus: PathBuf,
     },
@@ -356,12 +360,20 @@ fn report_error(err: &anyhow::Error) {
     }
 }
 
+/// `--as-of`: a calendar day written `YYYY-MM-DD`.
+fn parse_as_of(text: &str) -> Result<String, String> {
+    match planner_registry::resolve_bound("@D", text) {
+        Some(day) if day == text => Ok(day),
+        _ => Err(format!("`{text}` is not a day: write it YYYY-MM-DD, as 2025-10-31")),
+    }
+}
+
 /// `planner eval`: exit 0, 1 below `--min-intent-exact`, errors to the caller (exit 2). The
 /// registry is the file given (or the built-in one), read without its examples when asked.
 async fn eval(
     json: bool,
     (registry, without_examples): (Option<&PathBuf>, bool),
-    min_intent_exact: Option<f64>,
+    (min_intent_exact, as_of): (Option<f64>, Option<&str>),
     corpus: &std::path::Path,
 ) -> anyhow::Result<ExitCode> {
     let registry = match (registry, without_examples) {
@@ -376,7 +388,7 @@ async fn eval(
     };
     let planner = Planner::new(registry, None, 1);
     let items = read_corpus(corpus)?;
-    let report = evaluate(&planner, &items).await;
+    let report = evaluate_as_of(&planner, &items, as_of).await;
     if json {
         outln!("{}", serde_json::to_string(&report)?);
     } else {
@@ -507,9 +519,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Eval { json, registry, min_intent_exact, without_examples, corpus } => {
+        Command::Eval { json, registry, min_intent_exact, without_examples, as_of, corpus } => {
             let registry = (registry.as_ref(), without_examples);
-            match eval(json, registry, min_intent_exact, &corpus).await {
+            match eval(json, registry, (min_intent_exact, as_of.as_deref()), &corpus).await {
                 Ok(code) => Ok(code),
                 // An error is not a low score: exit 2, so a CI gate can tell them apart.
                 Err(err) => {

@@ -143,3 +143,32 @@ fn eval_errors_exit_2_with_a_reason() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("line 2"));
     std::fs::remove_file(path).unwrap();
 }
+
+/// `--as-of`: a relative period the plan binds ("last month" as `["@M-1m", "@M"]`) and the days
+/// a corpus writes for it agree on the data's date; without it they are compared as written.
+#[test]
+fn eval_as_of_compares_relative_periods_as_their_days() {
+    let registry =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/domains/retail/registry.toml");
+    let path = corpus(
+        "as-of.jsonl",
+        &[
+            r#"{"id": "m", "question": "top 5 products last month", "expect": {"route": "single", "intents": ["top_products"], "args": {"top_products": {"period": ["2025-05-01", "2025-06-01"]}}}}"#,
+            r#"{"id": "r", "question": "top 5 products last month", "expect": {"route": "single", "intents": ["top_products"], "args": {"top_products": {"period": ["@M-1m", "@M"]}}}}"#,
+        ],
+    );
+    let path = path.to_str().unwrap();
+    let args_exact = |extra: &[&str]| {
+        let mut args = vec!["eval", "--json", "--registry", registry];
+        args.extend_from_slice(extra);
+        args.push(path);
+        json(&planner(&args))["args_exact"].as_f64().unwrap()
+    };
+    assert_eq!(args_exact(&[]), 0.5);
+    assert_eq!(args_exact(&["--as-of", "2025-06-30"]), 1.0);
+    assert_eq!(args_exact(&["--as-of", "2025-07-15"]), 0.5);
+    let output = planner(&["eval", "--as-of", "2025-06-31", path]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("YYYY-MM-DD"));
+    std::fs::remove_file(path).unwrap();
+}

@@ -135,6 +135,24 @@ fn ratio(hits: usize, total: usize) -> f64 {
 
 /// Plans every item and scores the corpus.
 pub async fn evaluate(planner: &Planner, items: &[EvalItem]) -> EvalReport {
+    evaluate_as_of(planner, items, None).await
+}
+
+/// [`evaluate`], with every relative period (`["@M-1m", "@M"]`, "last month"), planned or
+/// expected, resolved against `as_of` (`YYYY-MM-DD`, the data's date) before they are compared:
+/// a plan binding "last month" relative and a corpus writing the days it means agree, as the
+/// run binds those days. Without a date they are compared as written.
+pub async fn evaluate_as_of(
+    planner: &Planner,
+    items: &[EvalItem],
+    as_of: Option<&str>,
+) -> EvalReport {
+    let resolved = |value: &Value| match as_of {
+        Some(date) => {
+            planner_registry::resolve_period(value, date).unwrap_or_else(|| value.clone())
+        }
+        None => value.clone(),
+    };
     let registry = planner.registry();
     let (mut route_hits, mut set_total, mut set_hits) = (0, 0, 0);
     let (mut true_pos, mut got_total, mut expected_total) = (0, 0, 0);
@@ -148,7 +166,8 @@ pub async fn evaluate(planner: &Planner, items: &[EvalItem]) -> EvalReport {
         let view = plan_view(registry, &planning.validation.plan);
         let mut args: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
         for node in &view.nodes {
-            args.entry(node.intent.clone()).or_default().extend(node.args.clone());
+            let bound = node.args.iter().map(|(param, value)| (param.clone(), resolved(value)));
+            args.entry(node.intent.clone()).or_default().extend(bound);
         }
         let got = Got {
             route: planning.route,
@@ -191,7 +210,7 @@ pub async fn evaluate(planner: &Planner, items: &[EvalItem]) -> EvalReport {
                     for (param, value) in checked {
                         args_total += 1;
                         let bound = got.args.get(intent).and_then(|it| it.get(param));
-                        if bound == Some(value) {
+                        if bound == Some(&resolved(value)) {
                             args_hits += 1;
                         } else {
                             ok = false;

@@ -53,7 +53,10 @@ pub use crate::{
         migrate, plan_report,
     },
     error::{Error, Result},
-    eval::{EvalItem, EvalReport, Expect, Failure, Got, IntentScore, evaluate, parse_corpus},
+    eval::{
+        EvalItem, EvalReport, Expect, Failure, Got, IntentScore, evaluate, evaluate_as_of,
+        parse_corpus,
+    },
     fit::{Addition, FitOptions, FitReport, PartScores, fit, held_out},
     planning::{
         ParamMention, Params, Planner, Planning, Proposed, ProposerFailure, Route, intent_set,

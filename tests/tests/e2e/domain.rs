@@ -144,7 +144,27 @@ fn eval(name: &str, corpus: &str, examples: bool) -> Value {
     if !examples {
         args.insert(2, "--without-examples");
     }
+    if let Some(date) = data_date(name) {
+        args.splice(2..2, ["--as-of", date]);
+    }
     json(&planner(&args, None, ""))
+}
+
+/// The date of each domain's data (its seed's snapshot, the `as_of` its registry reads): a
+/// corpus writes "last month" as the days it means then, and the eval compares it so. The help
+/// desk has no data.
+fn data_date(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "courier" => "2025-11-15",
+        "distributor" => "2025-08-31",
+        "fitness" | "veterinary" => "2025-10-31",
+        "grain" => "2025-11-14",
+        "retail" => "2025-06-30",
+        "schools" => "2025-05-30",
+        "airline" | "construction" | "healthcare" | "insurance" | "manufacturing" | "property"
+        | "rental" | "restaurants" | "saas" | "transit" | "utility" => "2025-09-30",
+        _ => return None,
+    })
 }
 
 /// The floors are the scores measured on the corpora (the domains' READMEs): a regression gate,
@@ -288,8 +308,8 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("transit", "people-5.jsonl", 0.53, 0.75, 1.0, 0.95, 1),
         ("transit", "people-6.jsonl", 0.69, 0.8, 0.88, 0.9, 2),
         ("courier", "dev.jsonl", 1.0, 0.96, 1.0, 1.0, 0),
-        ("manufacturing", "first-sight.jsonl", 0.88, 0.84, 0.89, 0.83, 0),
-        ("utility", "first-sight.jsonl", 0.77, 0.77, 0.65, 0.75, 0),
+        ("manufacturing", "first-sight.jsonl", 0.88, 0.84, 0.99, 0.83, 0),
+        ("utility", "first-sight.jsonl", 0.77, 0.77, 0.71, 0.75, 0),
         ("manufacturing", "dev-unplannable.jsonl", 0.8, 0.73, 1.0, 1.0, 0),
         ("utility", "dev-unplannable.jsonl", 1.0, 0.66, 1.0, 1.0, 0),
         ("healthcare", "dev-unplannable.jsonl", 0.8, 0.63, 1.0, 1.0, 0),
@@ -299,8 +319,8 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("manufacturing", "people-7.jsonl", 0.75, 0.85, 1.0, 0.9, 1),
         ("utility", "people-7.jsonl", 0.64, 0.8, 1.0, 0.85, 1),
         ("schools", "people-8.jsonl", 0.63, 0.8, 0.93, 0.92, 1),
-        ("property", "first-sight.jsonl", 0.62, 0.71, 0.91, 0.83, 0),
-        ("property", "dev.jsonl", 0.72, 0.75, 0.79, 1.0, 1),
+        ("property", "first-sight.jsonl", 0.62, 0.71, 0.95, 0.83, 0),
+        ("property", "dev.jsonl", 0.72, 0.75, 0.86, 1.0, 1),
         ("property", "people-dev.jsonl", 0.88, 0.9, 1.0, 0.95, 1),
         ("restaurants", "first-sight.jsonl", 0.72, 0.68, 0.89, 0.66, 0),
         ("restaurants", "dev.jsonl", 0.69, 0.7, 1.0, 1.0, 0),
@@ -318,13 +338,13 @@ fn the_other_domains_corpora_keep_their_scores() {
         ("veterinary", "first-sight.jsonl", 0.72, 0.8, 1.0, 0.91, 0),
         ("veterinary", "dev.jsonl", 0.75, 0.83, 0.97, 1.0, 1),
         ("veterinary", "people-11.jsonl", 0.76, 0.9, 1.0, 0.95, 0),
-        ("distributor", "first-sight.jsonl", 0.91, 0.85, 0.87, 1.0, 1),
-        ("distributor", "dev.jsonl", 0.91, 0.85, 0.94, 1.0, 2),
-        ("fitness", "first-sight.jsonl", 0.62, 0.71, 0.81, 1.0, 1),
-        ("fitness", "dev.jsonl", 0.89, 0.85, 0.77, 0.87, 0),
-        ("grain", "first-sight.jsonl", 0.71, 0.72, 0.78, 0.75, 1),
-        ("grain", "dev.jsonl", 0.75, 0.81, 0.82, 0.87, 0),
-        ("grain", "people-12.jsonl", 0.62, 0.8, 0.85, 0.9, 3),
+        ("distributor", "first-sight.jsonl", 0.91, 0.85, 0.92, 1.0, 1),
+        ("distributor", "dev.jsonl", 0.91, 0.85, 0.96, 1.0, 2),
+        ("fitness", "first-sight.jsonl", 0.62, 0.71, 0.95, 1.0, 1),
+        ("fitness", "dev.jsonl", 0.89, 0.85, 0.92, 0.87, 0),
+        ("grain", "first-sight.jsonl", 0.7, 0.72, 0.91, 0.75, 1),
+        ("grain", "dev.jsonl", 0.75, 0.81, 0.95, 0.87, 0),
+        ("grain", "people-12.jsonl", 0.62, 0.8, 0.95, 0.9, 3),
     ] {
         let floors = (intent_floor, route_floor, args_floor, refusal_floor, false_refusals);
         assert_floors(&format!("{name}/{file}"), &eval(name, file, false), floors);
@@ -368,8 +388,8 @@ fn assert_floors(corpus: &str, scores: &Value, floors: (f64, f64, f64, f64, u64)
 #[test]
 fn the_unseen_domains_first_sight_with_their_examples() {
     for (name, floors) in [
-        ("manufacturing", (0.9, 0.83, 0.9, 0.83, 0)),
-        ("utility", (0.82, 0.8, 0.65, 0.75, 0)),
+        ("manufacturing", (0.9, 0.83, 0.99, 0.83, 0)),
+        ("utility", (0.82, 0.8, 0.71, 0.75, 0)),
         ("healthcare", (0.82, 0.87, 0.79, 0.91, 0)),
         ("saas", (0.66, 0.73, 0.9, 1.0, 0)),
         ("schools", (0.88, 0.85, 0.92, 1.0, 2)),
@@ -380,9 +400,9 @@ fn the_unseen_domains_first_sight_with_their_examples() {
         ("airline", (0.83, 0.8, 0.97, 1.0, 1)),
         ("construction", (0.83, 0.77, 0.95, 0.83, 1)),
         ("veterinary", (0.75, 0.79, 0.98, 0.91, 0)),
-        ("distributor", (0.9, 0.84, 0.87, 1.0, 1)),
-        ("fitness", (0.66, 0.73, 0.8, 1.0, 1)),
-        ("grain", (0.71, 0.72, 0.78, 0.75, 1)),
+        ("distributor", (0.9, 0.84, 0.91, 1.0, 1)),
+        ("fitness", (0.66, 0.73, 0.95, 1.0, 1)),
+        ("grain", (0.7, 0.72, 0.91, 0.75, 1)),
     ] {
         let scores = eval(name, "first-sight.jsonl", true);
         assert_floors(&format!("{name}/first-sight.jsonl"), &scores, floors);
