@@ -952,8 +952,10 @@ impl Lexicon {
     }
 
     /// Keeps each word of the registry's intent names (of three letters or more) its own term:
-    /// a thesaurus entry folding one such word into another concept is dropped ("budget" of a `budget_vs_actual` intent
-    /// is not heard as spend, whatever a registry of spend would make of it).
+    /// a thesaurus entry folding one such word into another concept is dropped ("budget" of a
+    /// `budget_vs_actual` intent is not heard as spend, whatever a registry of spend would make
+    /// of it). A connective still joins asks: the "and" of a `joins_and_cancellations` intent
+    /// names nothing of its own.
     pub(crate) fn keep_name_words<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
         // A connective of two or fewer letters ("vs", "by") names nothing of its own.
         for word in names.into_iter().filter(|word| word.len() > 2) {
@@ -962,6 +964,7 @@ impl Lexicon {
                 entries.retain(|(stems, concepts)| {
                     stems.len() > 1
                         || concepts.is_empty()
+                        || concepts.first() == Some(&SPLIT)
                         || concepts.iter().any(|c| stem(c) == own)
                 });
             }
@@ -1625,6 +1628,15 @@ mod tests {
         assert!(split("churn & retention"));
         assert!(!split("R&D spend"));
         assert!(!split("churn+retention"));
+    }
+
+    #[test]
+    fn a_connective_in_an_intent_name_still_joins_asks() {
+        let mut lexicon = Lexicon::new();
+        lexicon.keep_name_words(["joins", "and", "cancellations", "plus", "then"]);
+        for text in ["class attendance and peak hours", "dues plus arrears", "dues then arrears"] {
+            assert!(lexicon.terms(text, &[], &[]).contains(&Cow::Borrowed(SPLIT)), "{text}");
+        }
     }
 
     #[test]
