@@ -270,6 +270,9 @@ struct Segment {
     /// before the terms ("average delivery time for online orders", "gross margin by product
     /// category"; not "enough of the oat milk in the warehouses").
     measured: bool,
+    /// Its columns said as a kind's label pointed back at ("its elevator"): see
+    /// [`LexicalProposer::segments`].
+    pointed: Vec<usize>,
 }
 
 /// A question's asks: those heard, and where the asks for a thing no intent returns are.
@@ -427,6 +430,14 @@ impl LexicalProposer {
                         && question.get(end..at).is_some_and(|gap| gap.trim().is_empty())
                 }) || self.labels_unknown_name(question, at))
         })
+    }
+
+    /// Whether `term`, said at byte `at`, is a kind's label head pointed back at after a value
+    /// that identifies one thing ([`points_back`]).
+    fn points_at_value(&self, question: &str, masks: &Masks, term: &str, at: usize) -> bool {
+        self.heads.iter().any(|(_, head)| head == term)
+            && points_back(question, at)
+            && masks.ends.iter().any(|&(end, kind)| end <= at && identifies(kind))
     }
 
     /// Whether the kind's label head at byte `at` follows a place phrase's name the registry
@@ -688,6 +699,20 @@ fn keep_best(slot: &mut Option<(usize, f32)>, index: usize, score: f32) {
     if slot.is_none_or(|(_, top)| score > top) {
         *slot = Some((index, score));
     }
+}
+
+/// Whether the word at byte `at` follows a word that points back at a value already in hand:
+/// "its", "their", "that", "those", "the same", or a possessive ("that contract's elevator").
+/// A kind's label said so after a value that identifies one thing (a code) names the value an
+/// edge hands over from that thing ("PC-104: the basis at its elevator"); with no such value it
+/// points at one the user has not given ("that region"): a question.
+fn points_back(question: &str, at: usize) -> bool {
+    let Some(before) = question.get(..at) else { return false };
+    let before = before.trim_end();
+    let possessive = ["'s", "\u{2019}s"].iter().any(|it| before.ends_with(it));
+    let word = before.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or_default();
+    possessive
+        || ["its", "their", "that", "those", "same"].iter().any(|it| word.eq_ignore_ascii_case(it))
 }
 
 #[cfg(test)]

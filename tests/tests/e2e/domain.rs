@@ -698,6 +698,21 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "unplannable",
             &[],
         ),
+        // A kind's label pointed back at after a code ("at that elevator", "its depot") is the
+        // value the code's intent hands over, not an ask for the intent named by the label...
+        (
+            "grain",
+            "PC-10042 - delivered so far, and how full are the bins at that elevator",
+            "plan",
+            &["bin_inventory", "contract_detail"],
+        ),
+        // ... unless an intent has it beside another word of the ask.
+        (
+            "transit",
+            "V-5013: its record, and the fleet at its depot",
+            "plan",
+            &["vehicle_detail", "depot_fleet"],
+        ),
         // Both ends of a kind told apart by role are what runs between them: picks taking one
         // station, which would bind neither end, give way to the intent taking both.
         ("airline", "Spokane to Portland on-time by month", "single", &["route_scorecard"]),

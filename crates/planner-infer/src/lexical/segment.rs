@@ -30,6 +30,7 @@ impl LexicalProposer {
                 segment.columns.clear();
             }
             segment.measured = measured(question, segment);
+            self.drop_pointed(segment);
         }
         self.mark_elsewhere(question, &mut segments, &unheard);
         // The question's first ask asking for a thing no intent returns asks for something else
@@ -46,6 +47,27 @@ impl LexicalProposer {
             !segment.columns.is_empty() && !segment.foreign && !segment.elsewhere
         });
         (Asks { segments, elsewhere }, unknown, foreign)
+    }
+
+    /// Drops the columns of `segment` said as a kind's label pointed back at ("the basis at its
+    /// elevator"): the value an edge hands over, not a thing asked for; unless an intent has the
+    /// label among its strong terms beside another of the ask ("the fleet at its depot" asks
+    /// for the depot's fleet), or the label is all the ask says.
+    fn drop_pointed(&self, segment: &mut Segment) {
+        let pointed = std::mem::take(&mut segment.pointed);
+        let columns = &segment.columns;
+        let asked = |label: usize| {
+            self.intents.iter().any(|intent| {
+                intent.strong[label]
+                    && columns.iter().any(|&other| other != label && intent.strong[other])
+            })
+        };
+        let dropped: Vec<usize> = pointed.into_iter().filter(|&label| !asked(label)).collect();
+        // A label that is all the ask says is what it asks about.
+        if columns.iter().all(|column| dropped.contains(column)) {
+            return;
+        }
+        segment.columns.retain(|column| !dropped.contains(column));
     }
 
     /// The segments by the lexicon's marks, and where each word the registry does not know
@@ -78,6 +100,9 @@ impl LexicalProposer {
                 _ if self.labels_value(question, masks, &term, at) => {}
                 _ => match self.terms.get(term.as_ref()) {
                     Some(&column) => {
+                        if self.points_at_value(question, masks, &term, at) {
+                            current.pointed.push(column);
+                        }
                         current.first_known.get_or_insert(at);
                         // Inside a time value a time word says the window.
                         if !current.columns.contains(&column)
