@@ -751,10 +751,12 @@ impl Planner {
             let candidates = params.candidates(kind);
             if params.ambiguous.contains(&kind) && candidates.len() > 1 {
                 let listed: Vec<String> = candidates.iter().map(Value::to_string).collect();
+                let named: Vec<String> =
+                    listed.iter().map(|value| value_name(&self.registry, kind, value)).collect();
                 asks.push(format!(
                     "{} do you mean: {}?",
                     which(&self.registry, kind),
-                    listed.join(" or ")
+                    named.join(" or ")
                 ));
                 suggestions.extend(listed);
             } else {
@@ -839,6 +841,28 @@ fn examples_of(registry: &Registry, kind: ParamKind) -> Vec<String> {
         _ => Vec::new(),
     };
     if values.len() > SUGGESTED { Vec::new() } else { values }
+}
+
+/// How a user is shown `value` of `kind`: a dictionary value written as an identifier (lower
+/// case, no space: `oak_park_north`) by its name, its first alias as written ("oak park
+/// north"), with the value a script answers by beside it when their words differ ("Denver
+/// airport (den_airport)"); a value written as a name ("Department of the Army") and any
+/// other value as it is.
+fn value_name(registry: &Registry, kind: ParamKind, value: &str) -> String {
+    if value.contains(' ') || value.chars().any(char::is_uppercase) {
+        return value.to_owned();
+    }
+    let Some(spec) = registry.kind_spec(kind) else { return value.to_owned() };
+    let planner_registry::KindBody::Dictionary { entries, .. } = &spec.body else {
+        return value.to_owned();
+    };
+    let name = entries.iter().find(|entry| entry.value == value).and_then(|it| it.name.as_ref());
+    let words = planner_registry::alias_words;
+    match name {
+        Some(name) if words(name) == words(value) => name.clone(),
+        Some(name) => format!("{name} ({value})"),
+        None => value.to_owned(),
+    }
 }
 
 /// The noun of a kind: its declared label, or the built-in kind's noun.
@@ -949,5 +973,29 @@ mod suggestion_tests {
         assert_eq!(examples_of(&registry, kind("priority")), ["routine", "urgent", "emergency"]);
         // 290 unit codes: no list to choose from.
         assert!(examples_of(&registry, kind("unit")).is_empty());
+    }
+
+    /// A name two values share is asked about by each value's name, with the value a script
+    /// answers by beside it where their words differ; the suggestions stay the values.
+    #[test]
+    fn a_shared_name_is_asked_about_by_each_values_name() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/domains/fitness");
+        let text = std::fs::read_to_string(dir.join("registry.toml")).unwrap();
+        let files = |name: &str| std::fs::read_to_string(dir.join(name)).map_err(|e| e.to_string());
+        let registry = Registry::from_toml_with(&text, "registry.toml", &files).unwrap();
+        let planner = super::Planner::new(registry, None, 1);
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let ask = |question: &str| {
+            let planning = runtime.block_on(planner.plan(question, &[], &[], true));
+            planner.clarification(&planning.params, &planning.missing)
+        };
+        let (question, suggestions) = ask("visits at Oak Park last month");
+        assert_eq!(question, "Which club do you mean: oak park north or oak park south?");
+        assert_eq!(suggestions, ["oak_park_north", "oak_park_south"]);
+        let (question, _) = ask("visits at Harbor City last month");
+        assert_eq!(
+            question,
+            "Which club do you mean: downtown club (downtown) or riverside club (riverside)?"
+        );
     }
 }

@@ -116,6 +116,10 @@ pub struct Entry {
     /// each): a question saying one names any of them, and the user is asked which. The first
     /// value to write such an alias also holds it among its `aliases`.
     pub shared: Vec<Vec<String>>,
+    /// How a user is shown the value (a clarifying question's choices): its first alias as
+    /// written, its case marker dropped ("Denver airport" of `den_airport`); `None` when no
+    /// alias of its own is written.
+    pub name: Option<String>,
 }
 
 /// One way of writing a dictionary value.
@@ -756,12 +760,16 @@ impl KindCheck<'_, '_> {
             }
             let mut spelled = Vec::new();
             let mut shares: Vec<Vec<String>> = Vec::new();
+            let mut name = None;
             for alias in aliases {
                 let (alias, shared) = match alias.strip_prefix('?') {
                     Some(rest) => (rest.to_owned(), true),
                     None => (alias, false),
                 };
                 let (case, text) = marked(&alias, any_case);
+                if !shared && name.is_none() && !text.trim().is_empty() {
+                    name = Some(text.trim().to_owned());
+                }
                 if let Some(problem) = never_as_written(case, text) {
                     let problem = format!("kind `{}`: alias {problem}", self.name);
                     self.problems.push((span.clone(), problem));
@@ -841,7 +849,7 @@ impl KindCheck<'_, '_> {
                     }
                 }
             }
-            entries.push(Entry { value, aliases, shared });
+            entries.push(Entry { value, aliases, shared, name });
         }
         // The spellings the rules make, after every alias written has its value.
         for (entry, made) in entries.iter_mut().zip(made) {

@@ -96,8 +96,9 @@
 //! An alias is claimed by one value; a name several values share (a city with two branches)
 //! is written `?` first on each of them (`"?Denver"` on `den_airport` and on `den_union`, the
 //! case markers after it): a question saying it names none of them alone, and the user is asked
-//! which ("Which branch do you mean: den_airport or den_union?"), even where the param is
-//! optional. The same alias written on two values without `?` is an error.
+//! which, each value by its first alias as written ("Which branch do you mean: Denver airport
+//! (den_airport) or Denver Union Station (den_union)?"), even where the param is optional. The
+//! same alias written on two values without `?` is an error.
 //!
 //! **Relative periods.** A `date_range` kind of a registry with an `as_of` query also reads
 //! periods relative to the data's date: "last year", "this year", "year to date" (and "YTD"),
