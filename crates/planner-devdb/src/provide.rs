@@ -126,10 +126,15 @@ impl Postgres {
     pub async fn stop(self) -> Result<()> {
         match self.running {
             Running::External => Ok(()),
-            Running::Container(container) => container.rm().await.map_err(|err| Error::Container {
-                image: self.provider.to_string(),
-                detail: err.to_string(),
-            }),
+            Running::Container(container) => match container.rm().await {
+                Ok(()) => Ok(()),
+                // Removed underneath (a CI script clearing test containers): already stopped.
+                Err(err) if already_removed(&err) => Ok(()),
+                Err(err) => Err(Error::Container {
+                    image: self.provider.to_string(),
+                    detail: err.to_string(),
+                }),
+            },
             Running::Cluster(mut cluster) => {
                 tokio::task::spawn_blocking(move || cluster.stop()).await.map_err(|err| {
                     Error::Command { program: "pg_ctl stop".into(), detail: err.to_string() }
@@ -137,6 +142,19 @@ impl Postgres {
             }
         }
     }
+}
+
+/// Whether removing a container failed because it is gone already (the engine answers 404).
+fn already_removed(err: &testcontainers_modules::testcontainers::TestcontainersError) -> bool {
+    use testcontainers_modules::testcontainers::{
+        TestcontainersError, bollard::errors::Error as Engine, core::error::ClientError,
+    };
+    matches!(
+        err,
+        TestcontainersError::Client(ClientError::RemoveContainer(
+            Engine::DockerResponseServerError { status_code: 404, .. }
+        ))
+    )
 }
 
 /// Finds or starts a PostgreSQL, in the order of the crate docs, and waits until the database
@@ -358,6 +376,24 @@ mod tests {
         assert_eq!(split_image("postgres"), ("postgres", "latest"));
         assert_eq!(split_image("localhost:5000/pg"), ("localhost:5000/pg", "latest"));
         assert_eq!(split_image("localhost:5000/pg:15"), ("localhost:5000/pg", "15"));
+    }
+
+    /// A container removed underneath (404) is stopped already; any other failure is one.
+    #[test]
+    fn a_container_already_removed_is_stopped() {
+        use testcontainers_modules::testcontainers::{
+            TestcontainersError, bollard::errors::Error as Engine, core::error::ClientError,
+        };
+        let removal = |status_code: u16| {
+            TestcontainersError::Client(ClientError::RemoveContainer(
+                Engine::DockerResponseServerError {
+                    status_code,
+                    message: "no such container".into(),
+                },
+            ))
+        };
+        assert!(already_removed(&removal(404)));
+        assert!(!already_removed(&removal(500)));
     }
 
     #[test]
