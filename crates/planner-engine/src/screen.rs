@@ -1965,28 +1965,28 @@ fn masked(
 /// "roles" of "all roles", a role list labelled "staff role").
 fn workforce_aliases(registry: &Registry, workers: &Words, things: &Words) -> Vec<String> {
     let mut found = Vec::new();
-    for kind in registry.kinds() {
-        let (planner_registry::KindBody::Dictionary { entries, .. }
-        | planner_registry::KindBody::List { entries, .. }) = &kind.body
-        else {
-            continue;
-        };
-        for entry in entries {
-            let heads: Vec<&str> = entry
-                .aliases
-                .iter()
-                .filter_map(|alias| alias.words.last())
-                .map(String::as_str)
-                .collect();
-            if heads.iter().any(|head| workers.contains(*head)) {
-                let thing = |head: &&str| things.contains(*head) && !workers.contains(*head);
-                found.extend(
-                    heads.iter().filter(|head| !thing(head)).flat_map(|head| word_forms(head)),
-                );
-            }
+    for entry in named_entries(registry) {
+        let heads: Vec<&str> = entry
+            .aliases
+            .iter()
+            .filter_map(|alias| alias.words.last())
+            .map(String::as_str)
+            .collect();
+        if heads.iter().any(|head| workers.contains(*head)) {
+            let thing = |head: &&str| things.contains(*head) && !workers.contains(*head);
+            found
+                .extend(heads.iter().filter(|head| !thing(head)).flat_map(|head| word_forms(head)));
         }
     }
     found
+}
+
+/// Every value of the registry's dictionary and list kinds.
+fn named_entries(registry: &Registry) -> impl Iterator<Item = &planner_registry::Entry> {
+    registry.kinds().iter().flat_map(|kind| match &kind.body {
+        KindBody::Dictionary { entries, .. } | KindBody::List { entries, .. } => entries.as_slice(),
+        _ => &[],
+    })
 }
 
 /// The values written as the people of a trade, in the plural ("carpenters" of a trade
@@ -1994,26 +1994,19 @@ fn workforce_aliases(registry: &Registry, workers: &Words, things: &Words) -> Ve
 /// mostly people at work names those people, so "the top 10 carpenters by hours" ranks
 /// individuals, not the trade. A word the registry makes a thing stays one.
 fn trade_plurals(registry: &Registry, knowledge: &Knowledge, things: &Words) -> Vec<String> {
-    let mut found = Vec::new();
-    for kind in registry.kinds() {
-        let (planner_registry::KindBody::Dictionary { entries, .. }
-        | planner_registry::KindBody::List { entries, .. }) = &kind.body
-        else {
-            continue;
-        };
-        let words = entries.iter().flat_map(|entry| &entry.aliases).filter_map(|alias| {
-            let [word] = &alias.words[..] else { return None };
-            Some(word.as_str())
-        });
-        for word in words {
+    let words = named_entries(registry).flat_map(|entry| &entry.aliases).filter_map(|alias| {
+        let [word] = &alias.words[..] else { return None };
+        Some(word.as_str())
+    });
+    let mut found: Vec<String> = words
+        .filter(|word| {
             let plural = knowledge
                 .noun(word)
-                .is_some_and(|noun| noun.lemma() != word && noun.denotes() == Denotes::Worker);
-            if plural && !things.contains(word) {
-                found.push(word.to_owned());
-            }
-        }
-    }
+                .is_some_and(|noun| noun.lemma() != *word && noun.denotes() == Denotes::Worker);
+            plural && !things.contains(*word)
+        })
+        .map(str::to_owned)
+        .collect();
     found.sort_unstable();
     found.dedup();
     found

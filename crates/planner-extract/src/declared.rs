@@ -2051,7 +2051,7 @@ const LATEST_MONTH_STARTS: [&str; 12] =
     ["@L1", "@L2", "@L3", "@L4", "@L5", "@L6", "@L7", "@L8", "@L9", "@L10", "@L11", "@L12"];
 
 /// "since August", "starting March" at word `i`: from the latest such month the data has
-/// reached, open-ended, as "since August 2025" is from that month's first day. Not before a
+/// reached, open-ended, as "since March 2024" is from that month's first day. Not before a
 /// day or a year (a dated period reads those), nor a capitalised month before a capitalised
 /// word (a name).
 fn since_month(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {

@@ -702,9 +702,9 @@ fn keep_best(slot: &mut Option<(usize, f32)>, index: usize, score: f32) {
 }
 
 /// Whether the word at byte `at` follows a word that points back at a value already in hand:
-/// "its", "their", "that", "those", "the same", or a possessive ("that contract's elevator").
+/// "its", "their", "that", "those", "the same", or a possessive ("that order's warehouse").
 /// A kind's label said so after a value that identifies one thing (a code) names the value an
-/// edge hands over from that thing ("PC-104: the basis at its elevator"); with no such value it
+/// edge hands over from that thing ("SO-104: the stock at its warehouse"); with no such value it
 /// points at one the user has not given ("that region"): a question.
 fn points_back(question: &str, at: usize) -> bool {
     let Some(before) = question.get(..at) else { return false };

@@ -13,7 +13,7 @@
 //!    both ends, gives way to the intent taking them.
 //! 7. [`pointed`]: a thing pointed at by its cue word ("my incident") is what is asked about.
 //! 8. [`dependants`]: asks that waited for a provider, intents named beside a provider, and
-//!    asks that refer back ("what tickets have they raised", "the weekly trend for each one")
+//!    asks that refer back ("what orders have they placed", "the weekly trend for each one")
 //!    join.
 //! 9. [`lacking`]: a lone pick lacking a value of a distinctive kind: another thing named, or
 //!    nothing.

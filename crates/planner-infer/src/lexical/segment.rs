@@ -49,10 +49,10 @@ impl LexicalProposer {
         (Asks { segments, elsewhere }, unknown, foreign)
     }
 
-    /// Drops the columns of `segment` said as a kind's label pointed back at ("the basis at its
-    /// elevator"): the value an edge hands over, not a thing asked for; unless an intent has the
-    /// label among its strong terms beside another of the ask ("the fleet at its depot" asks
-    /// for the depot's fleet), or the label is all the ask says.
+    /// Drops the columns of `segment` said as a kind's label pointed back at ("the price at its
+    /// warehouse"): the value an edge hands over, not a thing asked for; unless an intent has
+    /// the label among its strong terms beside another of the ask ("the trucks at its yard"
+    /// asks for the yard's trucks), or the label is all the ask says.
     fn drop_pointed(&self, segment: &mut Segment) {
         let pointed = std::mem::take(&mut segment.pointed);
         let columns = &segment.columns;

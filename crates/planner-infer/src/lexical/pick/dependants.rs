@@ -6,7 +6,7 @@
 //! intent needing what a chosen one provides joins when a decisive term of its name is heard
 //! that no chosen intent has in its name or keywords ("the supplier's invoices"), never the
 //! superlative heard as `top` (it says how an ask ranks, not whom). An ask no
-//! chosen intent answers that refers back ("what tickets have they raised") names what it wants
+//! chosen intent answers that refers back ("what orders have they placed") names what it wants
 //! of what a chosen intent provides: the intent needing it that its decisive terms weigh most
 //! for joins; naming none, an ask saying "each" ("and the weekly trend for each one") asks
 //! something of every row, and the one intent requiring what a chosen intent provides joins
