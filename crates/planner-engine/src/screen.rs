@@ -678,10 +678,19 @@ impl Screen {
             };
             let plane = registry.plane(query.plane);
             if plane.counts {
+                // A counted column names whom it counts by a word that may be people, or one
+                // English does not know ("techs"); its other words say how they are counted
+                // ("part_time", "headcount"), and a "part" or a "time" is no one.
+                let knowledge = screen.knowledge;
+                let whom = |word: &String| {
+                    knowledge
+                        .noun(word)
+                        .map_or(knowledge.word(word).is_none(), |noun| noun.may_be_person())
+                };
                 let counted = query.suppression.iter().flat_map(|it| &it.count_columns);
                 for &column in counted {
                     if let Some(column) = query.columns.get(column) {
-                        screen.workers.extend(word_forms(&column.name));
+                        screen.workers.extend(word_forms(&column.name).into_iter().filter(whom));
                     }
                 }
                 screen.workers.extend(word_forms(&plane.name));
@@ -783,6 +792,17 @@ impl Screen {
                 capitals >= 2 && plural
             })
             .collect();
+        // Where a sentence ends: after a word followed by `?`, `!`, `;` or a full stop that
+        // no digit follows ("over 55? worried about...": "worried" is no unit of the 55).
+        let ends: Vec<bool> = (0..spans.len())
+            .map(|at| {
+                let (start, word) = spans[at];
+                let until = spans.get(at + 1).map_or(question.len(), |&(next, _)| next);
+                let gap = question.get(start + word.len()..until).unwrap_or("");
+                let digit_after = question[until..].starts_with(|c: char| c.is_ascii_digit());
+                gap.contains(['?', '!', ';']) || (gap.contains('.') && !digit_after)
+            })
+            .collect();
         // A compound written with a hyphen that the knowledge knows joined or spaced
         // ("money-makers", "write-ups") is read as one noun, at its last word.
         let compounds: Vec<Option<String>> = (0..spans.len())
@@ -809,7 +829,7 @@ impl Screen {
                 len == 1 && (self.workers.contains(words[at]) || self.subjects.contains(words[at]));
             !(declared && matches!(group, Group::Protected(_) | Group::WithPeople(_)))
         });
-        self.verdict(&words, &named, &acronyms, &compounds, &hits)
+        self.verdict(&words, &named, (&acronyms, &ends), &compounds, &hits)
     }
 
     /// What one lower-case word denotes, out of context.
@@ -889,11 +909,11 @@ impl Screen {
         &self,
         words: &[&str],
         named: &[bool],
-        acronyms: &[bool],
+        (acronyms, ends): (&[bool], &[bool]),
         compounds: &[Option<String>],
         hits: &[Hit],
     ) -> Option<Refusal> {
-        let reading = Reading::new(self, words, named, acronyms, compounds);
+        let reading = Reading::new(self, words, named, (acronyms, ends), compounds);
         let (mut protected, mut with_people) = (0u64, 0u64);
         let mut ranks_people = false;
         for &(at, len, group) in hits {
@@ -908,8 +928,13 @@ impl Screen {
                     // The age of a contract, an award or an invoice is not a person's age (but a
                     // birth or a generation is only people's).
                     let born = n == AGE && AGE_OF_PEOPLE.contains(&&words[at..at + len]);
-                    let of_things =
-                        n == AGE && !born && reading.about_things && !reading.about_people;
+                    // A person noun right before it says whose it is ("by patient age").
+                    let possessed = at > 0 && reading.roles[at - 1].is_people();
+                    let of_things = n == AGE
+                        && !born
+                        && !possessed
+                        && reading.about_things
+                        && !reading.about_people;
                     if born || (!reading.attached(at, len, PROTECTED[n].0) && !of_things) {
                         protected |= 1 << n;
                     }
@@ -1088,6 +1113,8 @@ struct Reading<'a> {
     names_thing: bool,
     /// Which words were plural abbreviations in capitals.
     acronyms: &'a [bool],
+    /// Which words end a sentence.
+    ends: &'a [bool],
     /// Each word's noun reading ([`Knowledge::noun`]).
     nouns: Vec<Option<Word<'static>>>,
 }
@@ -1133,7 +1160,7 @@ impl<'a> Reading<'a> {
         screen: &'a Screen,
         words: &'a [&'a str],
         named: &[bool],
-        acronyms: &'a [bool],
+        (acronyms, ends): (&'a [bool], &'a [bool]),
         compounds: &[Option<String>],
     ) -> Reading<'a> {
         // A compound's role is at its last word; its first word is part of it.
@@ -1201,6 +1228,7 @@ impl<'a> Reading<'a> {
             names_thing: (0..words.len())
                 .any(|at| roles[at] == Role::Thing && !is_set_aside(words[at])),
             acronyms,
+            ends,
             roles,
             people,
             ranked,
@@ -1566,9 +1594,10 @@ impl<'a> Reading<'a> {
                 return false;
             }
             let age = words[at + 1].parse::<u32>().is_ok_and(|it| (16..=99).contains(&it));
-            let unit = words
-                .get(at + 2)
-                .is_some_and(|next| !is_function_word(next) && self.noun(at + 2).is_some());
+            // A unit is in the number's sentence.
+            let unit = words.get(at + 2).is_some_and(|next| {
+                !self.ends[at + 1] && !is_function_word(next) && self.noun(at + 2).is_some()
+            });
             // Said of a noun with a person sense ("how many of the welders are over 60").
             let of_person = || {
                 self.subject_of(at).is_some_and(|subject| {

@@ -71,3 +71,27 @@ fn a_chat_abbreviation_of_time_is_no_person() {
     assert_ne!(route(&restaurants, question), Route::Refused, "{question}");
     assert_eq!(route(&restaurants, "which rn works the most doubles"), Route::Refused);
 }
+
+#[test]
+fn an_age_is_read_within_its_sentence_and_of_the_person_before_it() {
+    // The noun after "over 60" in the next sentence is no unit of the number.
+    let waste = planner("waste");
+    let question = "how many of our drivers are over 55? thinking about retirements";
+    assert_eq!(route(&waste, question), Route::Refused, "{question}");
+    // A person noun before "age" says whose age it is, beside things.
+    let pharmacy = planner("pharmacy");
+    let question = "shots given by patient age";
+    assert_eq!(route(&pharmacy, question), Route::Refused, "{question}");
+    let question = "write-offs by stock age";
+    assert_ne!(route(&pharmacy, question), Route::Refused, "{question}");
+}
+
+#[test]
+fn a_counted_column_names_its_workers_by_its_people_words_alone() {
+    // The staff plane counts `part_time` and `headcount`: a "part" or a "time" is no worker.
+    let pharmacy = planner("pharmacy");
+    for question in ["rate the part time share of claims", "claim denial rate on Part D plans"] {
+        assert_ne!(route(&pharmacy, question), Route::Refused, "{question}");
+    }
+    assert_eq!(route(&pharmacy, "rank the immunizers by doses given"), Route::Refused);
+}

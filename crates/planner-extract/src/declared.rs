@@ -46,6 +46,44 @@ const TIME: u8 = 1;
 /// the word itself where the plural is no word of the table.
 const PLURAL: u8 = 2;
 
+/// A plural in `s` that ends a dictionary's or list's alias ("beans"): its singular is read as
+/// the word itself where the singular is no word of the table, as English writes a noun that
+/// modifies another ("bean contracts", "truck routes"). See [`is_plural_form`].
+const SINGULAR: u8 = 4;
+
+/// A word ending an alias that English uses mostly as a noun, or does not know ("mechanics",
+/// "recycling", "Tdap"; not "open", "resolved" or "online"): a list's value ending so is read
+/// wherever it stands, as a dictionary's is, for it names a thing. An adjective or a participle
+/// ("open tickets") qualifies the thing an ask is about, and is a value only beside its
+/// context. From the knowledge file (WordNet 3.0's tag counts).
+const NOUN: u8 = 8;
+
+/// Whether every alias ending among words `from..to` ends in a [`NOUN`] written with a
+/// lower-case letter: a value in capitals ("HCS") is a code, read beside its context.
+fn nouns_in_lower_case(words: &Words<'_>, from: usize, to: usize) -> bool {
+    (from..to).all(|j| {
+        let flags = words.words[j].flags;
+        flags & PLURAL == 0
+            || (flags & NOUN != 0 && words.raw(j).bytes().any(|b| b.is_ascii_lowercase()))
+    })
+}
+
+/// Whether English uses `word` mostly as a noun, or does not know it ([`NOUN`]).
+fn names_thing(word: &str) -> bool {
+    let knowledge = planner_knowledge::Knowledge::english();
+    !planner_knowledge::is_function_word(word)
+        && knowledge.word(word).is_none_or(|known| known.usually_noun())
+}
+
+/// Whether an alias's last word is a plural in `s` whose singular is a word of its own: four
+/// letters or more, not in `ss`, `us` or `is` ("address", "status", "analysis" are singular).
+fn is_plural_form(word: &str) -> bool {
+    word.len() >= 4
+        && word.bytes().all(|b| b.is_ascii_lowercase())
+        && word.ends_with('s')
+        && !(word.ends_with("ss") || word.ends_with("us") || word.ends_with("is"))
+}
+
 /// The words that may start a time expression, besides numbers, number words, month names and
 /// `FY2025`-like words.
 const TIME_WORDS: &[&str] = &[
@@ -435,13 +473,25 @@ impl WordTable {
 
     /// The id of a lower-case word of ASCII letters and digits: its own, or, for a plural in
     /// `s` that is no word of the table, its singular's where that ends an alias ([`PLURAL`]).
+    /// The same, for a singular that is no word of the table, gives its plural's where that
+    /// ends an alias ([`SINGULAR`]).
     fn ascii_id(&self, word: &[u8]) -> u32 {
         let id = self.ascii_id_exact(word);
-        if id != NO_WORD || word.len() < 3 || word.last() != Some(&b's') {
+        if id != NO_WORD || word.len() < 3 {
             return id;
         }
-        let singular = self.ascii_id_exact(&word[..word.len() - 1]);
-        if self.flags(singular) & PLURAL != 0 { singular } else { NO_WORD }
+        if word.last() == Some(&b's') {
+            let singular = self.ascii_id_exact(&word[..word.len() - 1]);
+            if self.flags(singular) & PLURAL != 0 {
+                return singular;
+            }
+        }
+        let mut plural = [0u8; 16];
+        let Some(room) = plural.get_mut(..=word.len()) else { return NO_WORD };
+        room[..word.len()].copy_from_slice(word);
+        room[word.len()] = b's';
+        let id = self.ascii_id_exact(room);
+        if self.flags(id) & SINGULAR != 0 { id } else { NO_WORD }
     }
 
     fn ascii_id_exact(&self, word: &[u8]) -> u32 {
@@ -497,6 +547,12 @@ impl Phrases {
                 let ids = table.phrase(&alias.words);
                 if let Some(last) = alias.words.last() {
                     table.mark(last, PLURAL);
+                    if is_plural_form(last) {
+                        table.mark(last, SINGULAR);
+                    }
+                    if names_thing(last) {
+                        table.mark(last, NOUN);
+                    }
                 }
                 if let Some(&first) = ids.first() {
                     let at = first as usize;
@@ -811,6 +867,35 @@ impl Declared {
         let first = mentions.len();
         self.choose(&words, taken, candidates, &scratch, mentions, diagnostics);
         self.window_twins(&words, first, mentions);
+        self.day_twin(first, mentions);
+    }
+
+    /// A day that a date range kind took ("as of 2025-03-01", "on 1 March 2025": a range of
+    /// that one day, its words longer by the preposition) is also a date, which a date kind
+    /// reads: given as both (the same span), as a window is, so an intent taking a day binds
+    /// what the question said. Only where the question gives one such day and no date.
+    pub(super) fn day_twin(&self, first: usize, mentions: &mut Vec<Mention>) {
+        let Some(date) = self.matchers.iter().find(|m| matches!(m.how, How::Date)) else {
+            return;
+        };
+        if mentions.iter().any(|m| m.kind == date.kind) {
+            return;
+        }
+        let is_range = |kind| {
+            self.matchers.iter().any(|m| m.kind == kind && matches!(m.how, How::DateRange { .. }))
+        };
+        let days: Vec<(usize, String)> = (first..mentions.len())
+            .filter(|&at| is_range(mentions[at].kind))
+            .filter_map(|at| one_day(&mentions[at].value).map(|day| (at, day)))
+            .collect();
+        let [(at, ref day)] = days[..] else { return };
+        let twin = Mention {
+            kind: date.kind,
+            value: Value::Text(day.clone()),
+            span: mentions[at].span,
+            role: None,
+        };
+        mentions.insert(at + 1, twin);
     }
 
     /// A window said as a length ("over the past 9 weeks", "last week") that a duration kind took
@@ -1123,6 +1208,7 @@ fn bare_list_at(
         || slashed_capitals(words, i, end, len)
         || compared(words, i, end)
         || terms
+        || nouns_in_lower_case(words, i, end)
     {
         return Some((end, Pending::List { at, len }));
     }
@@ -1556,6 +1642,20 @@ impl Day {
         out.extend([u32::from(self.day) / 10, u32::from(self.day)].map(digit));
         out
     }
+}
+
+/// The day of a range of one day (`["2025-03-01", "2025-03-02"]`), as written.
+fn one_day(value: &Value) -> Option<String> {
+    let Value::List(bounds) = value else { return None };
+    let [start, end] = &bounds[..] else { return None };
+    let part = |from: usize, to: usize| start.get(from..to)?.parse::<u8>().ok();
+    let (dash, dash2) = (start.as_bytes().get(4), start.as_bytes().get(7));
+    if start.len() != 10 || dash != Some(&b'-') || dash2 != Some(&b'-') {
+        return None;
+    }
+    let year = start.get(..4)?.parse().ok()?;
+    let day = Day::new(year, part(5, 7)?, part(8, 10)?)?;
+    (day.next().iso() == *end).then(|| start.clone())
 }
 
 /// A half-open run of days.

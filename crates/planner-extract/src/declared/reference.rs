@@ -6,9 +6,10 @@
 use planner_registry::Value;
 
 use super::{
-    Candidate, Declared, How, NO_WORD, PLURAL, Pending, Period, Relative, TIME, Word, Words,
-    asked_count, closes, code_at, compared, cue_ending, cue_ending_at, day_at, duration_at,
-    list_start, list_values, number, range_at, relative_at, slashed_capitals, superlative, uuid_at,
+    Candidate, Declared, How, NO_WORD, PLURAL, Pending, Period, Relative, SINGULAR, TIME, Word,
+    Words, asked_count, closes, code_at, compared, cue_ending, cue_ending_at, day_at, duration_at,
+    list_start, list_values, nouns_in_lower_case, number, range_at, relative_at, slashed_capitals,
+    superlative, uuid_at,
 };
 use crate::mention::{Diagnostic, Mention, Problem, Span};
 
@@ -31,6 +32,15 @@ pub(super) fn words<'a>(declared: &Declared, text: &'a str) -> Words<'a> {
                     && let Some(singular) = lower.strip_suffix('s')
                     && let Some(&known) = declared.table.ids.get(singular)
                     && declared.table.flags(known) & PLURAL != 0
+                {
+                    id = known;
+                }
+                // A singular of a plural ending an alias, itself no word of the table.
+                if id == NO_WORD
+                    && lower.is_ascii()
+                    && lower.len() >= 3
+                    && let Some(&known) = declared.table.ids.get(format!("{lower}s").as_str())
+                    && declared.table.flags(known) & SINGULAR != 0
                 {
                     id = known;
                 }
@@ -93,7 +103,8 @@ pub(super) fn extract(
                     }
                 }
                 // A list no context cue precedes: one a context word follows, capitals joined
-                // by slashes, values compared, or terms written as terms.
+                // by slashes, values compared, terms written as terms, or values whose words
+                // name things.
                 for i in 0..words.len() {
                     let mut found: Vec<usize> = Vec::new();
                     let mut terms = true;
@@ -107,6 +118,7 @@ pub(super) fn extract(
                         || slashed_capitals(&words, i, end, found.len())
                         || compared(&words, i, end)
                         || terms
+                        || nouns_in_lower_case(&words, i, end)
                     {
                         found.sort_unstable();
                         found.dedup();
@@ -229,6 +241,7 @@ pub(super) fn extract(
         });
     }
     window_twin(declared, &words, &mut mentions);
+    declared.day_twin(0, &mut mentions);
     (mentions, diagnostics)
 }
 

@@ -188,7 +188,9 @@ fn lists_only_in_context() {
         value(&r, &x.extract("ONLINE/STORE orders"), "channels"),
         list(&["online", "store"])
     );
-    assert_eq!(value(&r, &x.extract("online/store orders"), "channels"), None);
+    // In lower case the slash is no notation: only a value that names a thing ("store", a
+    // noun) is read, as it is anywhere; an adjective ("online") needs its context.
+    assert_eq!(value(&r, &x.extract("online/store orders"), "channels"), list(&["store"]));
     assert_eq!(value(&r, &x.extract("ONLINE orders"), "channels"), None);
     assert_eq!(value(&r, &x.extract("ONLINE, STORE orders"), "channels"), None);
     // Values compared are a list wherever they stand; "of" may follow the context word.
@@ -205,7 +207,11 @@ fn lists_only_in_context() {
         value(&r, &x.extract("wholesale accounts versus web in 2024"), "channels"),
         list(&["online", "wholesale"])
     );
-    assert_eq!(value(&r, &x.extract("wholesale accounts in 2024"), "channels"), None);
+    // A value that names a thing is read without them.
+    assert_eq!(
+        value(&r, &x.extract("wholesale accounts in 2024"), "channels"),
+        list(&["wholesale"])
+    );
     // Values written as terms ("B2B", "OTAs") are a list without a context word; the same
     // words in ordinary writing ("otas", "agencies") are not.
     assert_eq!(
@@ -297,6 +303,22 @@ fn date_ranges() {
     assert_eq!(value(&r, &x.extract("during 2025-02-30"), "period"), None);
     // A day alone is the `date` kind's: it is listed before the range type.
     assert_eq!(value(&r, &x.extract("on 2025-03-14"), "day"), Some(text("2025-03-14")));
+    // A range's words longer by a preposition ("as of") are that one day too, for an intent
+    // taking a date; two such days say no one date.
+    let found = x.extract("members as of 2025-01-01");
+    assert_eq!(value(&r, &found, "day"), Some(text("2025-01-01")));
+    assert_eq!(value(&r, &found, "period"), Some(range("2025-01-01", "2025-01-02")));
+    assert_eq!(found.params[0].span, found.params[1].span);
+    assert_eq!(value(&r, &x.extract("as of 2025-01-01 and as of 2025-02-01"), "day"), None);
+    assert_eq!(value(&r, &x.extract("members during 2025"), "day"), None);
+    for question in ["members as of 2025-01-01", "as of 2025-01-01 and as of 2025-02-01"] {
+        let (mut oracle, _) = super::reference::extract(&x.declared, question, &[]);
+        let mut found = x.extract(question).params;
+        for mentions in [&mut oracle, &mut found] {
+            mentions.sort_by_key(|it| format!("{it:?}"));
+        }
+        assert_eq!(found, oracle, "{question}");
+    }
 }
 
 #[test]
@@ -660,6 +682,48 @@ fn more_than_64_kinds() {
     assert_eq!(values, [&text("v3"), &text("v69"), &text("v65")]);
     let (expected, _) = super::reference::extract(&x.declared, question, &[]);
     assert_eq!(found.params, expected);
+}
+
+/// A plural ending an alias is read in the singular, as a noun modifying another is written
+/// ("bean contracts"); singulars of `ss`, `us` and `is` words are not plurals' singulars.
+#[test]
+fn the_singular_of_a_plural_alias_is_the_alias() {
+    let toml = r#"
+[registry]
+node_cap = 6
+default_k = 11
+allowed_schemas = ["shop"]
+
+[planes]
+shop = { tenant = false, schemas = ["shop"] }
+
+[kinds.crop]
+type = "dictionary"
+values = [{ value = "soybeans", aliases = ["beans"] }, { value = "oats", aliases = ["oats"] }, { value = "gas", aliases = ["natural gas", "gas"] }]
+
+[kinds.state]
+type = "list"
+context = ["state"]
+values = [{ value = "open", aliases = ["status"] }]
+
+[params]
+crop = { kind = "crop" }
+state = { kind = "state" }
+"#;
+    let registry = Registry::from_toml(toml, "test.toml").expect("the test registry loads");
+    let x = Extractor::new(&registry);
+    for (question, expected) in [
+        ("open bean contracts", vec![text("soybeans")]),
+        ("bean and oat receipts", vec![text("soybeans"), text("oats")]),
+        // "gas" is no plural; "statu" is no word.
+        ("ga receipts, statu", vec![]),
+    ] {
+        let found = x.extract(question);
+        let values: Vec<Value> = found.params.iter().map(|m| m.value.clone()).collect();
+        assert_eq!(values, expected, "{question}");
+        let (oracle, _) = super::reference::extract(&x.declared, question, &[]);
+        assert_eq!(found.params, oracle, "{question}");
+    }
 }
 
 #[test]
