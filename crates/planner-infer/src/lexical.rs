@@ -130,7 +130,8 @@ pub struct LexicalProposer {
     /// Each kind's nouns, lower case, as written: its code cues, its identifier's label nouns
     /// and its dictionary's label head. "that region", "the item": one thing of the kind.
     naming: Vec<(ParamKind, Vec<String>)>,
-    /// [`Catalog::things`]: words that name one thing of a kind, in the singular or plural.
+    /// [`Catalog::things`]: words that name one thing of a kind, in the singular or plural
+    /// (each kind's sorted).
     things: Vec<(ParamKind, Vec<String>)>,
     /// Of [`LexicalProposer::things`], the words that are no term, stop word or kind word.
     strange_things: Vec<(ParamKind, Vec<String>)>,
@@ -375,12 +376,9 @@ impl LexicalProposer {
     /// its things ([`Catalog::things`]: "the kettle"), or, a quoted-text kind, by a possessive
     /// name ("Blue Harbor Cafe's orders"). `naming` says which of these count.
     fn names_one(&self, question: &str, kind: ParamKind, naming: Naming) -> bool {
-        let empty = Vec::new();
-        let find = |all: &'_ [(ParamKind, Vec<String>)]| {
-            all.iter().find(|(k, _)| *k == kind).map_or(&empty, |(_, words)| words).clone()
-        };
-        let nouns = find(&self.naming);
-        let things = find(if naming == Naming::Any { &self.things } else { &self.strange_things });
+        let nouns = words_of(&self.naming, kind);
+        let things =
+            words_of(if naming == Naming::Any { &self.things } else { &self.strange_things }, kind);
         let quoted = matches!(kind, ParamKind::Declared(k) if k.ty() == KindType::QuotedText);
         let (mut distributed, mut one_of, mut previous) = (false, false, String::new());
         let words = question.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '\u{2019}');
@@ -390,7 +388,8 @@ impl LexicalProposer {
             let singular = bare.strip_suffix('s').unwrap_or(bare);
             if (!distributed && nouns.iter().any(|noun| noun == bare))
                 || (one_of && nouns.iter().any(|noun| noun == singular))
-                || things.iter().any(|thing| thing == bare || thing == singular)
+                || sorted_holds(things, bare)
+                || sorted_holds(things, singular)
             {
                 return true;
             }
@@ -417,7 +416,9 @@ impl LexicalProposer {
         let word: String =
             rest.chars().take_while(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
         let singular = word.strip_suffix('s').unwrap_or(&word);
-        self.things.iter().any(|(_, words)| words.iter().any(|it| *it == word || it == singular))
+        self.things
+            .iter()
+            .any(|(_, words)| sorted_holds(words, &word) || sorted_holds(words, singular))
     }
 
     /// Whether `term`, said at byte `at`, is the label head of the kind of a value that ends
@@ -713,6 +714,16 @@ fn points_back(question: &str, at: usize) -> bool {
     let word = before.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or_default();
     possessive
         || ["its", "their", "that", "those", "same"].iter().any(|it| word.eq_ignore_ascii_case(it))
+}
+
+/// Whether `sorted` (sorted, as [`LexicalProposer::things`] is) holds `word`.
+fn sorted_holds(sorted: &[String], word: &str) -> bool {
+    sorted.binary_search_by(|it| it.as_str().cmp(word)).is_ok()
+}
+
+/// The words `all` keeps for `kind` (none when it keeps none): borrowed, as every question asks.
+fn words_of(all: &[(ParamKind, Vec<String>)], kind: ParamKind) -> &[String] {
+    all.iter().find(|(k, _)| *k == kind).map_or(&[], |(_, words)| words.as_slice())
 }
 
 #[cfg(test)]

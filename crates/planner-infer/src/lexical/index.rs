@@ -455,7 +455,11 @@ fn things(
                     !said[0].starts_with('@')
                 }
         };
-        words.iter().filter(|word| said(word)).cloned().collect()
+        // Sorted, so a question's word is looked up, not compared with each.
+        let mut kept: Vec<String> = words.iter().filter(|word| said(word)).cloned().collect();
+        kept.sort_unstable();
+        kept.dedup();
+        kept
     };
     let things = catalog.things();
     (
