@@ -117,8 +117,16 @@ impl Params {
             let more = extractor.extract(answer);
             params.roles.extend(more.roles());
             for (kind, value) in more.available() {
-                params.ambiguous.remove(&kind);
-                params.unsure.remove(&kind);
+                let asked = params.ambiguous.remove(&kind) | params.unsure.remove(&kind);
+                // The one name the user was asked about means what the answer says ("Eastside"
+                // is the compost site): the question's words are that value, not another.
+                let spans: BTreeSet<(usize, usize)> =
+                    params.mentions.iter().filter(|m| m.kind == kind).map(|m| m.span).collect();
+                if asked && spans.len() == 1 {
+                    for mention in params.mentions.iter_mut().filter(|m| m.kind == kind) {
+                        mention.value = value.clone();
+                    }
+                }
                 params.available.insert(kind, value);
             }
             params.take_other_ends(&more);

@@ -1569,7 +1569,10 @@ impl<'a> Reading<'a> {
             words.get(head + 1),
             Some(&("of" | "among" | "for" | "across" | "in" | "by" | "on"))
         ) && (head + 2..words.len()).take(4).any(|position| self.people[position]);
-        if of_people || STATISTICS.contains(&words[head]) {
+        // "Aged" before a thing is the thing's ageing, an accounting sense ("aged receivables
+        // for our customers"): whose things they are does not make it people's age.
+        let ageing = category == "age" && words[at..after] == ["aged"];
+        if (of_people && !ageing) || STATISTICS.contains(&words[head]) {
             return false;
         }
         match self.noun(head) {

@@ -140,3 +140,18 @@ fn a_window_binds_as_a_period_where_the_intent_takes_no_length() {
     assert_eq!(node.args.get("window_days"), Some(&planner_registry::Value::Int(14)));
     assert!(report.unapplied.is_empty(), "{:?}", report.unapplied);
 }
+
+/// A name two values share, answered when the user is asked which one, is the value the answer
+/// names: nothing is reported as applied in its place.
+#[test]
+fn a_shared_name_answered_is_the_value_the_answer_names() {
+    let planner = Planner::new(domain_registry(&fixtures().join("domains/waste")), None, 1);
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let question = "tons and fees at Eastside in 2024";
+    let asked = runtime.block_on(planner.plan(question, &[], &[], true));
+    assert_eq!(asked.route, Route::Clarify);
+    let answers = ["Eastside Compost".to_owned()];
+    let planning = runtime.block_on(planner.plan(question, &answers, &[], true));
+    assert!(matches!(planning.route, Route::Single | Route::Plan), "{:?}", planning.route);
+    assert_eq!(planner.not_applied(question, &planning), Vec::<String>::new());
+}

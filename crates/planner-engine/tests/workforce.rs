@@ -84,6 +84,10 @@ fn an_age_is_read_within_its_sentence_and_of_the_person_before_it() {
     assert_eq!(route(&pharmacy, question), Route::Refused, "{question}");
     let question = "write-offs by stock age";
     assert_ne!(route(&pharmacy, question), Route::Refused, "{question}");
+    // "Aged" before a thing is its ageing, whoever the things are for; before people, an age.
+    let question = "aged receivables for commercial customers";
+    assert_ne!(route(&waste, question), Route::Refused, "{question}");
+    assert_eq!(route(&waste, "aged customers by area"), Route::Refused);
 }
 
 #[test]
