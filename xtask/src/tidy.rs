@@ -20,7 +20,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ("planner-graph", "L1", &[]),
     ("planner-registry", "L1", &[]),
     ("planner-knowledge", "L1", &[]),
-    ("planner-extract", "L1", &["planner-registry"]),
+    ("planner-extract", "L1", &["planner-registry", "planner-knowledge"]),
     ("planner-grammar", "L1", &["planner-registry", "planner-extract"]),
     (
         "planner-infer",

@@ -7,7 +7,10 @@
 //! (dictionary and list aliases, context and cue words), the time matchers at words that may
 //! start a time (an integer's too: "5 biggest"), the code and UUID matchers at words of the
 //! length their shape requires; the quoted-text matchers read the text once. A word that is no
-//! declared word but ends in `s` takes its singular's id when that ends an alias ("P1s"). Each
+//! declared word but ends in `s` takes its singular's id when that ends an alias ("P1s"), and a
+//! singular its plural's ("bean" of "beans"); a list's value whose alias ends in a word the
+//! knowledge file says names a thing (a noun, or no English word) is read without its
+//! context ([`NOUN`]). Each
 //! match is a candidate (a run of words, a kind, the makings of its value); the question is
 //! then read left to right, taking at each word the
 //! longest candidate (ties go to the earlier type in [`KindType::ALL`] order, then to the kind
@@ -58,13 +61,16 @@ const SINGULAR: u8 = 4;
 /// context. From the knowledge file (WordNet 3.0's tag counts).
 const NOUN: u8 = 8;
 
-/// Whether every alias ending among words `from..to` ends in a [`NOUN`] written with a
-/// lower-case letter: a value in capitals ("HCS") is a code, read beside its context.
-fn nouns_in_lower_case(words: &Words<'_>, from: usize, to: usize) -> bool {
-    (from..to).all(|j| {
+/// Whether an alias among words `from..to` (values joined as one list) ends in a [`NOUN`]
+/// written with a lower-case letter: one value that names a thing makes the others beside it
+/// its list ("commercial + recycling"); a value in capitals ("HCS") is a code, read beside its
+/// context.
+fn names_a_thing(words: &Words<'_>, from: usize, to: usize) -> bool {
+    (from..to).any(|j| {
         let flags = words.words[j].flags;
-        flags & PLURAL == 0
-            || (flags & NOUN != 0 && words.raw(j).bytes().any(|b| b.is_ascii_lowercase()))
+        flags & PLURAL != 0
+            && flags & NOUN != 0
+            && words.raw(j).bytes().any(|b| b.is_ascii_lowercase())
     })
 }
 
@@ -1208,7 +1214,7 @@ fn bare_list_at(
         || slashed_capitals(words, i, end, len)
         || compared(words, i, end)
         || terms
-        || nouns_in_lower_case(words, i, end)
+        || names_a_thing(words, i, end)
     {
         return Some((end, Pending::List { at, len }));
     }
@@ -1583,8 +1589,14 @@ fn duration_at(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize
         Some(_) if directed => return None,
         Some(n) => {
             j += 1;
-            // "18-month", "30 days": only a light gap between the number and the unit.
-            if !words.joined(j) {
+            // "18-month", "30 days": only a light gap between the number and the unit; a
+            // plus after the number says at least that many ("60+ days"), still that length.
+            let plus = words
+                .gap_before(j)
+                .trim_start()
+                .strip_prefix('+')
+                .is_some_and(|rest| rest.chars().all(char::is_whitespace) && rest.len() <= 1);
+            if !words.joined(j) && !plus {
                 return None;
             }
             n

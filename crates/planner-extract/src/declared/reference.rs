@@ -8,7 +8,7 @@ use planner_registry::Value;
 use super::{
     Candidate, Declared, How, NO_WORD, PLURAL, Pending, Period, Relative, SINGULAR, TIME, Word,
     Words, asked_count, closes, code_at, compared, cue_ending, cue_ending_at, day_at, duration_at,
-    list_start, list_values, nouns_in_lower_case, number, range_at, relative_at, slashed_capitals,
+    list_start, list_values, names_a_thing, number, range_at, relative_at, slashed_capitals,
     superlative, uuid_at,
 };
 use crate::mention::{Diagnostic, Mention, Problem, Span};
@@ -118,7 +118,7 @@ pub(super) fn extract(
                         || slashed_capitals(&words, i, end, found.len())
                         || compared(&words, i, end)
                         || terms
-                        || nouns_in_lower_case(&words, i, end)
+                        || names_a_thing(&words, i, end)
                     {
                         found.sort_unstable();
                         found.dedup();

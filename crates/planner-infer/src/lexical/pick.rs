@@ -15,14 +15,17 @@
 //! 8. [`dependants`]: asks that waited for a provider, intents named beside a provider, and
 //!    asks that refer back ("what orders have they placed", "the weekly trend for each one")
 //!    join.
-//! 9. [`lacking`]: a lone pick lacking a value of a distinctive kind: another thing named, or
-//!    nothing.
+//! 9. [`fed`]: a pick lacking what another intent provides, in a question whose values it
+//!    does not take are all that provider's, is fed by it.
+//! 10. [`lacking`]: a lone pick lacking a value of a distinctive kind: another thing named, or
+//!     nothing.
 
 mod asks;
 mod cover;
 mod dependants;
 mod ends;
 mod fallback;
+mod fed;
 mod give_way;
 mod lacking;
 mod pointed;
@@ -100,6 +103,7 @@ impl LexicalProposer {
         reading.deferred_stand();
         reading.name_dependants();
         reading.refer_back();
+        reading.fed_by_values();
         reading.lacking_value();
         reading.finish()
     }

@@ -161,7 +161,7 @@ impl Reading<'_> {
     }
 
     /// Whether the question does not give `kind` and a chosen intent provides it.
-    fn provided(&self, kind: &planner_registry::ParamKind) -> bool {
+    pub(super) fn provided(&self, kind: &planner_registry::ParamKind) -> bool {
         !self.available.contains(kind)
             && self.chosen.iter().any(|&other| self.proposer.intents[other].provides.contains(kind))
     }
