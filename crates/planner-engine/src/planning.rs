@@ -841,14 +841,16 @@ const SUGGESTED: usize = 12;
 /// open kind or one of more than [`SUGGESTED`] values.
 fn examples_of(registry: &Registry, kind: ParamKind) -> Vec<String> {
     let Some(spec) = registry.kind_spec(kind) else { return Vec::new() };
-    let values: Vec<String> = match &spec.body {
-        planner_registry::KindBody::Dictionary { entries, .. } => {
+    // Counted before anything is copied: a long list (an agency dictionary) suggests nothing.
+    match &spec.body {
+        planner_registry::KindBody::Dictionary { entries, .. } if entries.len() <= SUGGESTED => {
             entries.iter().map(|entry| entry.value.clone()).collect()
         }
-        planner_registry::KindBody::Code { codes, .. } => codes.keys().cloned().collect(),
+        planner_registry::KindBody::Code { codes, .. } if codes.len() <= SUGGESTED => {
+            codes.keys().cloned().collect()
+        }
         _ => Vec::new(),
-    };
-    if values.len() > SUGGESTED { Vec::new() } else { values }
+    }
 }
 
 /// How a user is shown `value` of `kind`: a dictionary value written as an identifier (lower

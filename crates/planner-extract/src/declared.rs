@@ -1698,6 +1698,15 @@ fn year_of(word: &str) -> Option<i32> {
         .filter(|y| (1900..=2100).contains(y))
 }
 
+/// A year written with its century elided by an apostrophe ("Jan '25", "Q3 ’24"): two digits
+/// right after the apostrophe, this century's.
+fn elided_year(words: &Words<'_>, i: usize) -> Option<i32> {
+    let gap = words.gap_before(i);
+    let elided = gap.ends_with(['\'', '\u{2019}'])
+        && gap.trim_end_matches(['\'', '\u{2019}']).trim().is_empty();
+    (elided && i < words.len()).then(|| two_digit(words.lower(i))).flatten()
+}
+
 /// A day written out: "2025-03-14", "March 14, 2025", "14 March 2025".
 fn day_at(words: &Words<'_>, i: usize) -> Option<(usize, Period)> {
     let one = |d: Day| Period { start: d, end: d.next() };
@@ -1812,7 +1821,7 @@ fn period_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period
     }
     // "Q3 2024", "Q1 FY2025".
     if let Some(q) = quarter_of(words.lower(i)) {
-        if let Some(year) = year_of(words.lower(i + 1)) {
+        if let Some(year) = year_of(words.lower(i + 1)).or_else(|| elided_year(words, i + 1)) {
             return Some((i + 2, quarter(calendar_year(year), q), true));
         }
         if let Some((end, year, fiscal)) = prefixed_year(words, i + 1) {
@@ -1829,7 +1838,7 @@ fn period_at(words: &Words<'_>, i: usize, fy_start: u8) -> Option<(usize, Period
         return Some((end, base, true));
     }
     if let Some(month) = month_of(words.lower(i))
-        && let Some(year) = year_of(words.lower(i + 1))
+        && let Some(year) = year_of(words.lower(i + 1)).or_else(|| elided_year(words, i + 1))
     {
         let start = Day::first(year, month);
         return Some((i + 2, Period { start, end: start.plus_months(1) }, true));

@@ -69,6 +69,8 @@ pub fn stabilize(registry: &Registry, inputs: &Inputs<'_>, proposals: &[Vec<Stri
     let mut votes: BTreeMap<String, usize> = BTreeMap::new();
     let mut sets: Vec<Vec<String>> = Vec::with_capacity(samples);
     let mut unknown = 0;
+    // A single proposal's validation is the answer: kept, not made twice.
+    let mut only = None;
     for proposal in proposals {
         let validation = validate(registry, inputs, proposal);
         unknown += validation.dropped.iter().filter(|d| d.reason == DropReason::Unknown).count();
@@ -77,6 +79,9 @@ pub fn stabilize(registry: &Registry, inputs: &Inputs<'_>, proposals: &[Vec<Stri
             *votes.entry(name.clone()).or_default() += 1;
         }
         sets.push(names);
+        if samples == 1 {
+            only = Some(validation);
+        }
     }
     let kept: Vec<String> = votes
         .iter()
@@ -94,10 +99,7 @@ pub fn stabilize(registry: &Registry, inputs: &Inputs<'_>, proposals: &[Vec<Stri
     };
     let validation = match agreement {
         Agreement::NoProposal | Agreement::NoMajority => Validation::default(),
-        Agreement::Single => match proposals.first() {
-            Some(proposal) => validate(registry, inputs, proposal),
-            None => Validation::default(),
-        },
+        Agreement::Single => only.unwrap_or_default(),
         Agreement::Unanimous | Agreement::Majority => validate(registry, inputs, &kept),
     };
     Consensus {

@@ -39,9 +39,14 @@ mod pick;
 mod score;
 mod segment;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use planner_registry::{KindType, ParamKind};
+
+/// The proposer's look-up tables (terms, thesaurus phrases, keywords), keyed by a question's
+/// words: foldhash's fixed hasher, not SipHash, as the knowledge file's table (hashing took a
+/// tenth of planning a question's instructions); no table is iterated into an answer.
+pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 use crate::{BoxFuture, ParamSpan, Proposals, ProposeRequest, Proposer, Result};
 use lexicon::Lexicon;
@@ -95,7 +100,7 @@ const QUANTITY_TERMS: &[&str] = &["top", "many", "much", "most", "least"];
 pub struct LexicalProposer {
     lexicon: Lexicon,
     /// Term → column of the weight rows (only looked up; columns follow first appearance).
-    terms: HashMap<String, usize>,
+    terms: Map<String, usize>,
     intents: Vec<Indexed>,
     /// Per term column: whether it may decide a pick (not generic, and distinctive).
     decisive: Vec<bool>,

@@ -312,6 +312,12 @@ fn date_ranges() {
     assert_eq!(value(&r, &x.extract("during 2025-02-30"), "period"), None);
     // A day alone is the `date` kind's: it is listed before the range type.
     assert_eq!(value(&r, &x.extract("on 2025-03-14"), "day"), Some(text("2025-03-14")));
+    // A year's century elided by an apostrophe.
+    let january = range("2025-01-01", "2025-02-01");
+    assert_eq!(value(&r, &x.extract("orders in Jan '25"), "period"), Some(january.clone()));
+    assert_eq!(value(&r, &x.extract("orders in Jan \u{2019}25"), "period"), Some(january));
+    let third = range("2024-07-01", "2024-10-01");
+    assert_eq!(value(&r, &x.extract("orders in Q3 '24"), "period"), Some(third));
     // A range's words longer by a preposition ("as of") are that one day too, for an intent
     // taking a date; two such days say no one date.
     let found = x.extract("members as of 2025-01-01");

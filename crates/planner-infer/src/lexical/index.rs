@@ -10,14 +10,14 @@
 //! heads, things, list value words) and how many intents require or take each kind are kept
 //! for the stages of `pick`.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use planner_registry::ParamKind;
 
 use super::lexicon::{self, Lexicon};
 use super::{
     COMMON_SHARE, DESCRIPTION_WEIGHT, DISTINCTIVE_DF, EXAMPLE_WEIGHT, Field, GENERIC_TERMS,
-    Indexed, KEYWORD_WEIGHT, LENGTH_B, LexicalProposer, NAME_WEIGHT, OUTSIDERS, PLANE_WEIGHT,
+    Indexed, KEYWORD_WEIGHT, LENGTH_B, LexicalProposer, Map, NAME_WEIGHT, OUTSIDERS, PLANE_WEIGHT,
     QUANTITY_TERMS, STAFF, plane_cues,
 };
 use crate::{Catalog, IntentCard};
@@ -31,7 +31,7 @@ struct Fields {
 /// The term columns and how many intents use each.
 struct Columns {
     /// Term → column.
-    terms: HashMap<String, usize>,
+    terms: Map<String, usize>,
     /// The terms by column, in order of first appearance.
     names: Vec<String>,
     /// How many intents say the term of themselves (plane words left out).
@@ -213,7 +213,7 @@ fn fields(catalog: &Catalog, lexicon: &Lexicon) -> Fields {
 
 /// The term columns, in order of first appearance, with their document frequencies.
 fn columns(fields: &Fields) -> Columns {
-    let mut terms = HashMap::new();
+    let mut terms = Map::default();
     let mut names: Vec<String> = Vec::new();
     for (term, _) in fields.entries.iter().flatten() {
         let next = terms.len();
@@ -362,7 +362,7 @@ impl Weighing<'_> {
 fn thing_terms(
     catalog: &Catalog,
     lexicon: &Lexicon,
-    terms: &HashMap<String, usize>,
+    terms: &Map<String, usize>,
 ) -> Vec<(usize, ParamKind)> {
     let mut thing_terms: Vec<(usize, ParamKind)> = Vec::new();
     for (kind, cues) in catalog.cues() {
@@ -438,7 +438,7 @@ fn kind_counts(intents: &[Indexed]) -> KindCounts {
 fn things(
     catalog: &Catalog,
     lexicon: &Lexicon,
-    terms: &HashMap<String, usize>,
+    terms: &Map<String, usize>,
     kind_words: &BTreeSet<String>,
 ) -> (Vec<(ParamKind, Vec<String>)>, Vec<(ParamKind, Vec<String>)>) {
     let keep = |words: &[String], strange: bool| -> Vec<String> {

@@ -12,7 +12,8 @@
 use std::borrow::Cow;
 
 use planner_knowledge::is_function_word;
-use std::collections::HashMap;
+
+use super::Map;
 
 /// Surface phrases and the concept words they become. Phrases are matched on stemmed tokens,
 /// longest first; an empty concept list drops the phrase.
@@ -739,20 +740,20 @@ type Phrase = (Vec<String>, &'static [&'static str]);
 pub(crate) struct Lexicon {
     /// First stem of a phrase → (phrase stems, concepts), longest phrase first. Only looked
     /// up, never iterated.
-    phrases: HashMap<String, Vec<Phrase>>,
+    phrases: Map<String, Vec<Phrase>>,
     stop: Vec<&'static str>,
     /// The stems a misspelt word may be corrected to, by first letter, each list sorted. Only
     /// looked up, never iterated as a map.
-    vocabulary: HashMap<char, Vec<String>>,
+    vocabulary: Map<char, Vec<String>>,
     /// First stem of a registry keyword of several words, one of them a stop word ("new
     /// tickets", "how many left") → the keywords' stems. Said whole, such a keyword is also
     /// heard as one term of its own ([`keyword_term`]): its stop word, dropped, would leave a
     /// word every intent shares. Only looked up, never iterated.
-    keywords: HashMap<String, Vec<Vec<String>>>,
+    keywords: Map<String, Vec<Vec<String>>>,
     /// The initials of the registry's names and keywords of two to four words, with and without
     /// their stop words ("ls", "los" of "length of stay") → the phrase's stems; an acronym two
     /// phrases share is left out. Only looked up, never iterated.
-    acronyms: HashMap<String, Vec<String>>,
+    acronyms: Map<String, Vec<String>>,
     /// The stems the registry names its intents by (names, keywords, examples), sorted: a verb
     /// among them is the registry's word, not a request for something else ("schedule
     /// slippage" of a `schedule_slippage` intent).
@@ -782,7 +783,7 @@ impl Lexicon {
     /// The whole thesaurus: every entry applies.
     #[cfg(test)]
     pub(crate) fn new() -> Lexicon {
-        Lexicon::with_entries(THESAURUS.iter(), &[], HashMap::new())
+        Lexicon::with_entries(THESAURUS.iter(), &[], Map::default())
     }
 
     /// The lexicon for a registry whose own words (names, keywords, descriptions) are
@@ -815,7 +816,7 @@ impl Lexicon {
         };
         let own: Vec<&str> = own.into_iter().collect();
         // A keyword of several words with a stop word among them, heard whole as a term.
-        let mut keywords: HashMap<String, Vec<Vec<String>>> = HashMap::new();
+        let mut keywords: Map<String, Vec<Vec<String>>> = Map::default();
         for text in &own {
             let stems: Vec<String> = words(text).into_iter().map(|(word, _)| stem(&word)).collect();
             let stop = |stem: &String| STOP_WORDS.contains(&stem.as_str());
@@ -854,10 +855,10 @@ impl Lexicon {
     fn with_entries<'a>(
         entries: impl Iterator<Item = &'a (&'static str, &'static [&'static str])>,
         heard: &[String],
-        keywords: HashMap<String, Vec<Vec<String>>>,
+        keywords: Map<String, Vec<Vec<String>>>,
     ) -> Lexicon {
         let kept: Vec<&(&'static str, &'static [&'static str])> = entries.collect();
-        let mut phrases: HashMap<String, Vec<Phrase>> = HashMap::new();
+        let mut phrases: Map<String, Vec<Phrase>> = Map::default();
         for &&(surface, concepts) in &kept {
             let stems: Vec<String> =
                 words(surface).into_iter().map(|(word, _)| stem(&word)).collect();
@@ -875,9 +876,9 @@ impl Lexicon {
         let mut lexicon = Lexicon {
             phrases,
             stop,
-            vocabulary: HashMap::new(),
+            vocabulary: Map::default(),
             keywords,
-            acronyms: HashMap::new(),
+            acronyms: Map::default(),
             named: Vec::new(),
         };
         let stems: Vec<String> = kept

@@ -78,23 +78,35 @@ impl LexicalProposer {
         let intent = &self.intents[index];
         let mut gain = 0.0;
         let mut decided = false;
-        // A strong term decides with a distinctive param the question gives.
-        let anchored = self.anchored(intent, available);
+        // A strong term decides with a distinctive param the question gives. Both looked up
+        // only when a strong term asks (most intents weigh none of an ask's terms).
+        let mut anchored: Option<bool> = None;
         // The intent's whole name said ("product sales"), its cue words decide too.
-        let named_whole = intent.named.iter().all(|column| columns.contains(column));
+        let mut named_whole: Option<bool> = None;
         for &column in columns {
             if intent.weights[column] > 0.0 {
                 gain += intent.weights[column];
-                decided |= intent.strong[column]
-                    && (named_whole || !intent.names_provided(column, available, scoring))
-                    && (self.decisive[column] || (anchored_fallback && anchored));
+                if decided || !intent.strong[column] {
+                    continue;
+                }
+                let mut anchors =
+                    || *anchored.get_or_insert_with(|| self.anchored(intent, available));
+                let ranks = self.decisive[column] || (anchored_fallback && anchors());
+                decided = ranks
+                    && (*named_whole.get_or_insert_with(|| {
+                        intent.named.iter().all(|column| columns.contains(column))
+                    }) || !intent.names_provided(column, available, scoring));
             }
         }
+        if !decided {
+            return None;
+        }
+        let anchored = anchored.unwrap_or_else(|| self.anchored(intent, available));
         let (factor, missing) = scoring.factors[index];
         let partial = intent.required.iter().any(|kind| available.contains(kind));
         let least = if missing && !partial { CLARIFY_GAIN } else { FIRST_GAIN };
         let fallback = gain < least;
-        if !decided || (fallback && !(anchored_fallback && anchored && gain >= ANCHORED_GAIN)) {
+        if fallback && !(anchored_fallback && anchored && gain >= ANCHORED_GAIN) {
             return None;
         }
         let score = gain
