@@ -797,9 +797,12 @@ impl Screen {
         let ends: Vec<bool> = (0..spans.len())
             .map(|at| {
                 let (start, word) = spans[at];
-                let until = spans.get(at + 1).map_or(question.len(), |&(next, _)| next);
-                let gap = question.get(start + word.len()..until).unwrap_or("");
-                let digit_after = question[until..].starts_with(|c: char| c.is_ascii_digit());
+                // Positions in the lower-case text, which may be longer than the question.
+                let until = spans.get(at + 1).map_or(text.len(), |&(next, _)| next);
+                let gap = text.get(start + word.len()..until).unwrap_or("");
+                let digit_after = text
+                    .get(until..)
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
                 gap.contains(['?', '!', ';']) || (gap.contains('.') && !digit_after)
             })
             .collect();
@@ -2130,6 +2133,14 @@ mod tests {
         static REFERENCE: LazyLock<Screen> =
             LazyLock::new(|| Screen::new(&planner_registry::reference::registry().unwrap()));
         REFERENCE.check(question, &planner_extract::extract(question)).map(Refusal::label)
+    }
+
+    /// Lower case can be longer than the question ("İ" is three bytes lower case, two as
+    /// written): where sentences end is read on the lower-case text, and nothing panics.
+    #[test]
+    fn sentence_ends_are_read_where_lower_case_grows() {
+        assert_eq!(check("İİİ how many analysts are over 55? İ ok"), Some("protected_attribute"));
+        assert_eq!(check("İstanbul ౘ\u{0130}. 55? ౘ"), None);
     }
 
     #[test]
