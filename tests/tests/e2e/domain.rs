@@ -710,6 +710,9 @@ fn the_proposer_reads_other_domains_by_their_registry_alone() {
             "unplannable",
             &[],
         ),
+        // A property the registry never says (WordNet's `noun.attribute`: a price, a size) of
+        // a thing it knows is a figure no intent holds, as money is.
+        ("pharmacy", "what's the retail price at Fairview", "unplannable", &[]),
         // An ask pointing back ("their stock") at things its values alone name (a count, a
         // class, a month): the values are the ask of the intent providing those things.
         (

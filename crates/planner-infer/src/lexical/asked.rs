@@ -288,8 +288,9 @@ fn sentence_names_unknown_thing(
     // An unknown word names the thing asked for unless it is the aspect (the last noun) of a
     // thing the registry knows: "the spending pattern" asks about spending, "the lease cost"
     // and "the insurance premium" about things no intent returns.
-    // Money the registry never says is a figure no intent holds, alone or after a known thing
-    // ("the budget", "the broker commission"), as "the lease cost" is: never an aspect.
+    // Money or a property the registry never says is a figure no intent holds, alone or after
+    // a known thing ("the budget", "the broker commission", "the retail price"), as "the lease
+    // cost" is: never an aspect.
     match nouns.unknown.split_last() {
         Some((_, before)) if before.contains(&true) => Some(Unknown::Thing),
         Some((&true, _)) if nouns.money_last && nouns.of.is_none() => Some(Unknown::Thing),
@@ -369,12 +370,16 @@ fn opening(knowledge: &Knowledge, words: &[(String, usize)]) -> Option<Opening> 
 /// WordNet's lexicographer file of `noun.possession`: money, its amounts and transfers.
 const POSSESSION_LEXFILE: u8 = 21;
 
+/// WordNet's lexicographer file of `noun.attribute`: a property a thing has ("price", "size",
+/// "temperature"): one the registry never says is a figure no intent holds, as money is.
+const ATTRIBUTE_LEXFILE: u8 = 7;
+
 /// The nouns of an asked phrase, the thing first and its aspect last ("the inflow of orders"
 /// is order inflow), each with whether the registry does not know it.
 struct Nouns {
     unknown: Vec<bool>,
-    /// Whether the last noun is money by its most frequent sense (WordNet's `noun.possession`:
-    /// "commission", "fee", "payroll").
+    /// Whether the last noun is money or a property by its most frequent sense (WordNet's
+    /// `noun.possession`: "commission", "fee", "payroll"; `noun.attribute`: "price", "size").
     money_last: bool,
     /// Whether a measure word came after the last noun ("bag *rate*", "reservoir *level*"):
     /// the phrase asks for a measure of that noun.
@@ -438,10 +443,10 @@ fn phrase_nouns(
             nouns.unknown.push(unknown(*position));
             nouns.measured_last = false;
             nouns.money_last = knowledge.noun(current).is_some_and(|it| {
-                it.senses()
-                    .iter()
-                    .max_by_key(|sense| sense.count)
-                    .is_some_and(|sense| sense.lexfile == POSSESSION_LEXFILE && sense.count > 0)
+                it.senses().iter().max_by_key(|sense| sense.count).is_some_and(|sense| {
+                    matches!(sense.lexfile, POSSESSION_LEXFILE | ATTRIBUTE_LEXFILE)
+                        && sense.count > 0
+                })
             });
         }
     }
