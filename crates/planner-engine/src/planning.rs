@@ -120,9 +120,9 @@ impl Params {
                 let asked = params.ambiguous.remove(&kind) | params.unsure.remove(&kind);
                 // The one name the user was asked about means what the answer says ("Eastside"
                 // is the compost site): the question's words are that value, not another.
-                let spans: BTreeSet<(usize, usize)> =
-                    params.mentions.iter().filter(|m| m.kind == kind).map(|m| m.span).collect();
-                if asked && spans.len() == 1 {
+                let mut spans = params.mentions.iter().filter(|m| m.kind == kind).map(|m| m.span);
+                let one_name = spans.next().is_some_and(|first| spans.all(|it| it == first));
+                if asked && one_name {
                     for mention in params.mentions.iter_mut().filter(|m| m.kind == kind) {
                         mention.value = value.clone();
                     }

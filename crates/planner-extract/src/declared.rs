@@ -63,7 +63,7 @@ const NOUN: u8 = 8;
 
 /// Whether an alias among words `from..to` (values joined as one list) ends in a [`NOUN`]
 /// written with a lower-case letter: one value that names a thing makes the others beside it
-/// its list ("commercial + recycling"); a value in capitals ("HCS") is a code, read beside its
+/// its list ("glass + paper"); a value in capitals ("HCS") is a code, read beside its
 /// context.
 fn names_a_thing(words: &Words<'_>, from: usize, to: usize) -> bool {
     (from..to).any(|j| {
@@ -1656,18 +1656,12 @@ impl Day {
     }
 }
 
-/// The day of a range of one day (`["2025-03-01", "2025-03-02"]`), as written.
+/// The day of a range of one day (`["2025-03-01", "2025-03-02"]`), as written: its end is the
+/// day after its start by the registry's own day arithmetic (an open or relative start is none).
 fn one_day(value: &Value) -> Option<String> {
     let Value::List(bounds) = value else { return None };
     let [start, end] = &bounds[..] else { return None };
-    let part = |from: usize, to: usize| start.get(from..to)?.parse::<u8>().ok();
-    let (dash, dash2) = (start.as_bytes().get(4), start.as_bytes().get(7));
-    if start.len() != 10 || dash != Some(&b'-') || dash2 != Some(&b'-') {
-        return None;
-    }
-    let year = start.get(..4)?.parse().ok()?;
-    let day = Day::new(year, part(5, 7)?, part(8, 10)?)?;
-    (day.next().iso() == *end).then(|| start.clone())
+    (planner_registry::resolve_bound("@D+1d", start)? == *end).then(|| start.clone())
 }
 
 /// A half-open run of days.
@@ -2172,7 +2166,7 @@ const LATEST_MONTH_STARTS: [&str; 12] =
     ["@L1", "@L2", "@L3", "@L4", "@L5", "@L6", "@L7", "@L8", "@L9", "@L10", "@L11", "@L12"];
 
 /// "since August", "starting March" at word `i`: from the latest such month the data has
-/// reached, open-ended, as "since March 2024" is from that month's first day. Not before a
+/// reached, open-ended, as "since May 2023" is from that month's first day. Not before a
 /// day or a year (a dated period reads those), nor a capitalised month before a capitalised
 /// word (a name).
 fn since_month(words: &Words<'_>, i: usize) -> Option<(usize, &'static str, Relative)> {

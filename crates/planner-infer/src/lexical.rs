@@ -44,14 +44,14 @@ use std::collections::BTreeSet;
 
 use planner_registry::{KindType, ParamKind};
 
+use crate::{BoxFuture, ParamSpan, Proposals, ProposeRequest, Proposer, Result};
+use lexicon::Lexicon;
+
 /// The proposer's look-up tables (terms, thesaurus phrases, keywords), keyed by a question's
 /// words: foldhash's fixed hasher, not SipHash, as the knowledge file's table (SipHash was
 /// 1.7 % of a dev question's planning instructions under callgrind); no table is iterated into
 /// an answer.
 pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
-
-use crate::{BoxFuture, ParamSpan, Proposals, ProposeRequest, Proposer, Result};
-use lexicon::Lexicon;
 
 /// The most intents one proposal holds (the plan node cap).
 const MAX_PICKS: usize = 6;

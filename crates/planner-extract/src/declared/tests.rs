@@ -106,6 +106,22 @@ fn text(s: &str) -> Value {
     Value::Text(s.to_owned())
 }
 
+/// The registry and plane every small test registry below starts with.
+const SHOP: &str = r#"[registry]
+node_cap = 6
+default_k = 11
+allowed_schemas = ["shop"]
+
+[planes]
+shop = { tenant = false, schemas = ["shop"] }
+"#;
+
+/// A test registry of [`SHOP`] and `kinds_and_params`.
+fn shop_registry(kinds_and_params: &str) -> Registry {
+    Registry::from_toml(&format!("{SHOP}{kinds_and_params}"), "test.toml")
+        .expect("the test registry loads")
+}
+
 fn range(start: &str, end: &str) -> Value {
     Value::List(vec![start.to_owned(), end.to_owned()])
 }
@@ -677,9 +693,7 @@ const RETAIL_300: &str = "Top 5 products in the Pacific Northwest for Q1 2025 vi
 /// Words that only one alias of a long dictionary starts with, and ids beyond 64 matchers.
 #[test]
 fn more_than_64_kinds() {
-    let mut toml = String::from(
-        "[registry]\nnode_cap = 6\ndefault_k = 11\nallowed_schemas = [\"shop\"]\n\n[planes]\nshop = { tenant = false, schemas = [\"shop\"] }\n\n",
-    );
+    let mut toml = format!("{SHOP}\n");
     let mut params = String::from("[params]\n");
     for n in 0..70 {
         toml.push_str(&format!(
@@ -704,14 +718,6 @@ fn more_than_64_kinds() {
 #[test]
 fn the_singular_of_a_plural_alias_is_the_alias() {
     let toml = r#"
-[registry]
-node_cap = 6
-default_k = 11
-allowed_schemas = ["shop"]
-
-[planes]
-shop = { tenant = false, schemas = ["shop"] }
-
 [kinds.crop]
 type = "dictionary"
 values = [{ value = "soybeans", aliases = ["beans"] }, { value = "oats", aliases = ["oats"] }, { value = "gas", aliases = ["natural gas", "gas"] }]
@@ -725,7 +731,7 @@ values = [{ value = "open", aliases = ["status"] }]
 crop = { kind = "crop" }
 state = { kind = "state" }
 "#;
-    let registry = Registry::from_toml(toml, "test.toml").expect("the test registry loads");
+    let registry = shop_registry(toml);
     let x = Extractor::new(&registry);
     for (question, expected) in [
         ("open bean contracts", vec![text("soybeans")]),
@@ -744,14 +750,6 @@ state = { kind = "state" }
 #[test]
 fn a_built_in_kind_declared_is_extracted_by_its_declaration_alone() {
     let toml = r#"
-[registry]
-node_cap = 6
-default_k = 11
-allowed_schemas = ["shop"]
-
-[planes]
-shop = { tenant = false, schemas = ["shop"] }
-
 [kinds.agency]
 type = "dictionary"
 values = [{ value = "Ministry of Magic", aliases = ["^MoM"] }]
@@ -760,7 +758,7 @@ values = [{ value = "Ministry of Magic", aliases = ["^MoM"] }]
 agency = { kind = "agency" }
 naics = { kind = "naics" }
 "#;
-    let registry = Registry::from_toml(toml, "test.toml").expect("the test registry loads");
+    let registry = shop_registry(toml);
     let x = Extractor::new(&registry);
     let found = x.extract("MoM spend under NAICS 541512");
     assert_eq!(found.value(ParamKind::Agency), Some(&text("Ministry of Magic")));

@@ -293,7 +293,7 @@ fn sentence_names_unknown_thing(
     // cost" is: never an aspect.
     match nouns.unknown.split_last() {
         Some((_, before)) if before.contains(&true) => Some(Unknown::Thing),
-        Some((&true, _)) if nouns.money_last && nouns.of.is_none() => Some(Unknown::Thing),
+        Some((&true, _)) if nouns.figure_last && nouns.of.is_none() => Some(Unknown::Thing),
         // A measure of a thing the registry never says is of no thing an intent returns ("the
         // bag rate", "the reservoir level"), whatever else the measure word picks.
         Some((&true, _)) if nouns.measured_last && nouns.of.is_none() => Some(Unknown::Thing),
@@ -380,7 +380,7 @@ struct Nouns {
     unknown: Vec<bool>,
     /// Whether the last noun is money or a property by its most frequent sense (WordNet's
     /// `noun.possession`: "commission", "fee", "payroll"; `noun.attribute`: "price", "size").
-    money_last: bool,
+    figure_last: bool,
     /// Whether a measure word came after the last noun ("bag *rate*", "reservoir *level*"):
     /// the phrase asks for a measure of that noun.
     measured_last: bool,
@@ -399,7 +399,7 @@ fn phrase_nouns(
     unknown: &impl Fn(usize) -> bool,
 ) -> Option<Nouns> {
     let mut nouns =
-        Nouns { unknown: Vec::new(), money_last: false, measured_last: false, of: None };
+        Nouns { unknown: Vec::new(), figure_last: false, measured_last: false, of: None };
     for (at, (current, position)) in words.iter().enumerate() {
         let current = current.as_str();
         if is_function_word(current) {
@@ -442,7 +442,7 @@ fn phrase_nouns(
         if noun && !name && !GENERIC.contains(&current) && !MEASURES.contains(&current) {
             nouns.unknown.push(unknown(*position));
             nouns.measured_last = false;
-            nouns.money_last = knowledge.noun(current).is_some_and(|it| {
+            nouns.figure_last = knowledge.noun(current).is_some_and(|it| {
                 it.senses().iter().max_by_key(|sense| sense.count).is_some_and(|sense| {
                     matches!(sense.lexfile, POSSESSION_LEXFILE | ATTRIBUTE_LEXFILE)
                         && sense.count > 0

@@ -13,7 +13,8 @@ use planner_registry::ParamKind;
 use super::Reading;
 
 /// Words that point back at things named before them: what the values give is what the ask
-/// is of.
+/// is of. Narrower than [`refers_back`](super::super::refers_back)'s pronouns: a singular
+/// "it" or "that order" points at one thing, which values of a ranking do not name.
 const POINTING: &[&str] = &["their", "them", "those", "these", "they", "each", "its"];
 
 impl Reading<'_> {

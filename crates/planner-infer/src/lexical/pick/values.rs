@@ -7,7 +7,7 @@
 //! kind the question gives, gets every param it requires and takes every value given; failing
 //! that, the one taking a rare optional kind the question gives ("online and marketplace
 //! compared in the Northeast"), on the same terms. An identifier only one intent requires
-//! ("what's inside <order id>") says what a question of words the registry does not know asks
+//! ("what's inside `<order id>`") says what a question of words the registry does not know asks
 //! for, unless it asks to do something else.
 
 use super::super::{Indexed, identifies};
