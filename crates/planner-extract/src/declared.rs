@@ -143,7 +143,11 @@ const TIME_WORDS: &[&str] = &[
     "a",
     "an",
     "thirty",
+    "forty",
+    "fifty",
     "sixty",
+    "seventy",
+    "eighty",
     "ninety",
     "first",
     "second",
@@ -239,6 +243,11 @@ impl<'a> Words<'a> {
                 if text.get(i..).and_then(|rest| rest.chars().next()).and_then(closes).is_some() {
                     out.quotes.push(i);
                 }
+                if bytes[i] == b'&' {
+                    let from = out.lower_text.len();
+                    out.lower_text.push_str("and");
+                    out.push_and(i, from, table);
+                }
                 i += len;
                 continue;
             }
@@ -265,11 +274,18 @@ impl<'a> Words<'a> {
         let bytes = lower_text.as_bytes();
         let mut words = Vec::with_capacity(text.len() / 5 + 1);
         let mut quotes = Vec::new();
+        // The lower-case form of every `&`: the word "and", written once after the text.
+        let and_at = text.len() + 1;
+        let mut ands = false;
         let mut i = 0;
         while i < bytes.len() {
             if !bytes[i].is_ascii_alphanumeric() {
                 if matches!(bytes[i], b'"' | b'\'') {
                     quotes.push(i);
+                }
+                if bytes[i] == b'&' {
+                    ands = true;
+                    words.push(and_word(i, and_at, table));
                 }
                 i += 1;
                 continue;
@@ -285,7 +301,17 @@ impl<'a> Words<'a> {
                 (u32::try_from(start).unwrap_or(u32::MAX), u32::try_from(i).unwrap_or(u32::MAX));
             words.push(Word { start, end: i, lower, id, flags });
         }
-        Words { text, words, lower_text, quotes }
+        let mut out = Words { text, words, lower_text, quotes };
+        if ands {
+            out.lower_text.push_str(" and");
+        }
+        out
+    }
+
+    /// An `&` at `at` is the word "and" (as [`planner_registry::alias_words`] reads an alias's
+    /// `&`), whose lower-case form is at `from` of [`Words::lower_text`].
+    fn push_and(&mut self, at: usize, from: usize, table: &WordTable) {
+        self.words.push(and_word(at, from, table));
     }
 
     fn push(&mut self, start: usize, end: usize, ascii: bool, table: &WordTable) {
@@ -344,6 +370,18 @@ impl<'a> Words<'a> {
                 .all(|c| c.is_whitespace() || matches!(c, '.' | '-' | '\'' | '’' | '_' | '/'))
     }
 
+    /// Whether word `i` is a part of a larger number written with a decimal point or a
+    /// thousands separator ("1.5", "1,541,512", "541512.5"): no part of such a number is a
+    /// count, a length or a code of its own.
+    fn in_larger_number(&self, i: usize) -> bool {
+        let Some(w) = self.words.get(i) else { return false };
+        let mark = |c: Option<char>| matches!(c, Some('.' | ','));
+        let digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
+        let mut before = self.text[..w.start].chars().rev();
+        let mut after = self.text[w.end..].chars();
+        (mark(before.next()) && digit(before.next())) || (mark(after.next()) && digit(after.next()))
+    }
+
     /// Whether word `i` is hyphenated or slashed to the word before it, so part of it (the
     /// "2005" of "TE-2005").
     fn tail_of_previous(&self, i: usize) -> bool {
@@ -374,6 +412,15 @@ impl<'a> Words<'a> {
 }
 
 /// [`TIME`] for a lower-case word that is a number or a year after `fy` or `cy` ("fy2025").
+/// The word "and" written `&` at `at`, its lower-case form at `from` of the lower-case text:
+/// "R&D", "Health & Human Services", as an alias's `&` is read.
+fn and_word(at: usize, from: usize, table: &WordTable) -> Word {
+    let id = table.ascii_id(b"and");
+    let lower =
+        (u32::try_from(from).unwrap_or(u32::MAX), u32::try_from(from + 3).unwrap_or(u32::MAX));
+    Word { start: at, end: at + 1, lower, id, flags: table.flags(id) }
+}
+
 fn time_shape(word: &[u8]) -> u8 {
     let numeric = word.first().is_some_and(u8::is_ascii_digit);
     let prefixed_year = word.len() > 2
@@ -1055,6 +1102,7 @@ impl Declared {
                 let n = i + 1;
                 if n < words.len()
                     && cue_ending_at(words, n, cues)
+                    && !words.in_larger_number(n)
                     && let Some(value) = number(words.lower(n))
                 {
                     push(n, n + 1, Pending::Int(value));
@@ -1062,6 +1110,7 @@ impl Declared {
                 if (number_before_cue(words, i, cues)
                     || asked_count(words, i, cues)
                     || superlative_before(words, i))
+                    && !words.in_larger_number(i)
                     && let Some(value) = number(words.lower(i))
                 {
                     push(i, n, Pending::Int(value));
@@ -1400,6 +1449,17 @@ fn code_at(words: &Words<'_>, i: usize, shape: &CodeShape) -> Option<(usize, usi
     if words.text[..w.start].chars().next_back().is_some_and(|c| c == '-') {
         return None;
     }
+    // A code is no part of a larger number ("541512.5", "1,541,512") nor an amount ("$541512").
+    let mut after = words.text[stop..].chars();
+    let decimal =
+        matches!(after.next(), Some('.' | ',')) && after.next().is_some_and(|c| c.is_ascii_digit());
+    let money = words.text[..w.start]
+        .chars()
+        .next_back()
+        .is_some_and(|c| matches!(c, '$' | '€' | '£' | '¥'));
+    if decimal || money || (words.in_larger_number(i) && w.end == stop) {
+        return None;
+    }
     let end = (i..words.len()).find(|&j| words.words[j].end >= stop)? + 1;
     (words.words[end - 1].end == stop).then_some((end, stop))
 }
@@ -1511,7 +1571,11 @@ fn number(word: &str) -> Option<i64> {
     }
     match word {
         "thirty" => Some(30),
+        "forty" => Some(40),
+        "fifty" => Some(50),
         "sixty" => Some(60),
+        "seventy" => Some(70),
+        "eighty" => Some(80),
         "ninety" => Some(90),
         _ => None,
     }
@@ -1582,7 +1646,27 @@ fn duration_at(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize
     let mut j = if directed { i + 1 } else { i };
     let count = match words.lower(j) {
         "a" | "an" => Some(1),
+        _ if words.in_larger_number(j) => {
+            return if directed { None } else { decimal_duration(words, j, unit) };
+        }
         other => number(other),
+    };
+    // A tens word and a unit word make one number ("twenty-four", "thirty six").
+    let count = match count {
+        Some(tens) if tens >= 20 && !words.lower(j).as_bytes()[0].is_ascii_digit() => {
+            let unit_word = words.lower(j + 1);
+            match number(unit_word) {
+                Some(ones @ 1..=9)
+                    if !unit_word.as_bytes()[0].is_ascii_digit()
+                        && matches!(words.gap_before(j + 1), "-" | " ") =>
+                {
+                    j += 1;
+                    Some(tens + ones)
+                }
+                _ => count,
+            }
+        }
+        _ => count,
     };
     let n = match count {
         // "last 18 months" is the count's: the span starts at it ("18 months"), asked there.
@@ -1606,6 +1690,25 @@ fn duration_at(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize
     };
     let length = unit_length(words.lower(j), unit)??;
     Some((j + 1, n.checked_mul(length)?))
+}
+
+/// A length written with a decimal point at word `i` ("1.5 years"): where it is a whole
+/// number of the kind's unit (18 months; not "2.5 quarters" of months), one past the unit
+/// word and that number. Any other part of a larger number is no length.
+fn decimal_duration(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize, i64)> {
+    let (whole, fraction) = (words.lower(i), words.lower(i + 1));
+    if words.gap_before(i + 1) != "."
+        || words.in_larger_number(i.wrapping_sub(1))
+        || !(1..=3).contains(&fraction.len())
+        || !fraction.bytes().all(|b| b.is_ascii_digit())
+        || !words.joined(i + 2)
+    {
+        return None;
+    }
+    let scale = 10_i64.pow(u32::try_from(fraction.len()).ok()?);
+    let tenths = number(whole)?.checked_mul(scale)?.checked_add(fraction.parse::<i64>().ok()?)?;
+    let total = tenths.checked_mul(unit_length(words.lower(i + 2), unit)??)?;
+    (total % scale == 0).then_some((i + 3, total / scale))
 }
 
 /// A calendar day (month lengths from [`planner_registry::days_in`]).

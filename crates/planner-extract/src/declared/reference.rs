@@ -59,6 +59,11 @@ pub(super) fn words<'a>(declared: &Declared, text: &'a str) -> Words<'a> {
             }
             _ => {}
         }
+        if c == '&' {
+            let from = out.lower_text.len();
+            out.lower_text.push_str("and");
+            out.words.push(super::and_word(at, from, &declared.table));
+        }
     }
     out
 }

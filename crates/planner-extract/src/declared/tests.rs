@@ -146,6 +146,87 @@ fn dictionary_aliases_and_case_rules() {
 }
 
 #[test]
+fn an_ampersand_is_the_word_and() {
+    let registry = shop_registry(
+        r#"[kinds.utility]
+type = "dictionary"
+label = "utility"
+values = [
+  { value = "sdge", aliases = ["SDG&E", "san diego gas and electric"] },
+  { value = "hhs", aliases = ["health and human services"] },
+]
+
+[params]
+utility = { kind = "utility" }
+"#,
+    );
+    let x = Extractor::new(&registry);
+    for question in
+        ["PTO times for SDG&E", "sdg & e queue", "San Diego Gas & Electric", "SDG and E, 2024"]
+    {
+        assert_eq!(
+            value(&registry, &x.extract(question), "utility"),
+            Some(text("sdge")),
+            "{question}"
+        );
+    }
+    // Not ASCII elsewhere in the question: the same reading.
+    let found = x.extract("Health & Human Services – 2024’s spend");
+    assert_eq!(value(&registry, &found, "utility"), Some(text("hhs")));
+    let span = found.params[0].span;
+    assert_eq!(
+        &"Health & Human Services – 2024’s spend"[span.start..span.end],
+        "Health & Human Services"
+    );
+    assert_eq!(value(&registry, &x.extract("SDG&&E"), "utility"), None);
+}
+
+#[test]
+fn numbers_are_read_whole() {
+    let registry = shop_registry(
+        r#"[kinds.window]
+type = "duration"
+label = "window"
+unit = "month"
+
+[kinds.industry]
+type = "code"
+label = "industry code"
+shape = "999999"
+cues = ["naics"]
+
+[kinds.top_n]
+type = "integer"
+label = "count"
+cues = ["top"]
+
+[params]
+window = { kind = "window" }
+industry = { kind = "industry" }
+top_n = { kind = "top_n" }
+"#,
+    );
+    let x = Extractor::new(&registry);
+    let months = |question: &str| value(&registry, &x.extract(question), "window");
+    // A tens word and a unit word are one number.
+    assert_eq!(months("a twenty-four month window"), Some(Value::Int(24)));
+    assert_eq!(months("over the last thirty six months"), Some(Value::Int(36)));
+    assert_eq!(months("the past forty-eight months"), Some(Value::Int(48)));
+    // A decimal length is read where it is a whole number of the unit.
+    assert_eq!(months("spend over the past 1.5 years"), Some(Value::Int(18)));
+    assert_eq!(months("a 2.5 quarter stretch"), None);
+    assert_eq!(months("awards over 2.5 years"), Some(Value::Int(30)));
+    // No part of a larger number is a code or a count of its own, nor is an amount a code.
+    let industry = |question: &str| value(&registry, &x.extract(question), "industry");
+    assert_eq!(industry("naics 541512"), Some(text("541512")));
+    for question in ["naics 541512.5", "naics 1,541,512", "naics $541512", "naics 541512,000"] {
+        assert_eq!(industry(question), None, "{question}");
+    }
+    assert_eq!(value(&registry, &x.extract("top 2.5 percent"), "top_n"), None);
+    assert_eq!(value(&registry, &x.extract("top 5, by spend"), "top_n"), Some(Value::Int(5)));
+}
+
+#[test]
 fn a_code_that_mixes_letters_and_digits_needs_no_cue_with_bare_mixed() {
     let (r, x) = extractor();
     assert_eq!(
