@@ -711,6 +711,10 @@ enum How {
         codes: Vec<String>,
         cues: Vec<Vec<u32>>,
         bare_mixed: bool,
+        /// The titles of the list's codes, read as a dictionary's aliases are, and the code of
+        /// each title entry.
+        titles: Phrases,
+        titled: Vec<String>,
     },
     List {
         values: Vec<String>,
@@ -891,7 +895,10 @@ impl Declared {
                     // A number may also come before its cue or a superlative ("5 biggest").
                     out.timed.push(m);
                 }
-                How::Code { shape, .. } => out.shaped.push((m, shape.head_len())),
+                How::Code { shape, titles, .. } => {
+                    out.shaped.push((m, shape.head_len()));
+                    phrase_starts(titles).into_iter().for_each(mark);
+                }
                 How::Uuid => out.shaped.push((m, Some(8))),
                 How::Duration { .. } | How::Date | How::DateRange { .. } => out.timed.push(m),
                 How::QuotedText { .. } => out.quoted.push(m),
@@ -1056,9 +1063,14 @@ impl Declared {
                     push(i, end, found);
                 }
             }
-            How::Code { shape, codes, cues, bare_mixed } => {
+            How::Code { shape, codes, cues, bare_mixed, titles, .. } => {
                 if let Some((end, value)) = code_value(words, i, shape, codes, cues, *bare_mixed) {
                     push(i, end, value);
+                }
+                if let Some((index, end)) = titles.at(words, i)
+                    && words.quoted(i, end)
+                {
+                    push(i, end, Pending::Entry(index));
                 }
             }
             How::Uuid => {
@@ -1193,6 +1205,9 @@ impl Matcher {
                 found.dedup();
                 Value::List(found.into_iter().filter_map(|at| values.get(at).cloned()).collect())
             }
+            (Pending::Entry(index), How::Code { titled, .. }) => {
+                Value::Text(titled.get(index).cloned().unwrap_or_default())
+            }
             (Pending::Code { start, end, listed }, How::Code { codes, .. }) => {
                 let code = slice(start, end).to_ascii_uppercase();
                 let problem = (!codes.is_empty() && !listed)
@@ -1217,6 +1232,71 @@ impl Matcher {
         };
         (value, None)
     }
+}
+
+/// The codes of a list whose titles name them: each title of two words or more, written whole
+/// in quotes, in any case ("'Lincoln Elementary'", "\"Buckeye IPA\""), stands for its code, as
+/// people name a record by what it is called rather than by its number; so does the title
+/// without a part in brackets, which qualifies it ("Salt and Cedar (ebook)": an edition, a
+/// size). Quotes say the words are a name: unquoted, a title's words are as often the
+/// question's own description ("the hospital district shuttle"), and a title of one word is an
+/// ordinary word.
+pub(crate) fn titled_codes(codes: &std::collections::BTreeMap<String, String>) -> Vec<Entry> {
+    codes
+        .iter()
+        .filter_map(|(code, title)| {
+            let mut aliases: Vec<planner_registry::Alias> = Vec::new();
+            for written in [title.as_str(), unbracketed(title).as_str()] {
+                let words = planner_registry::alias_words(written);
+                if words.len() >= 2 && aliases.iter().all(|it| it.words != words) {
+                    aliases.push(planner_registry::Alias {
+                        words,
+                        case: CaseRule::Any,
+                        term: false,
+                    });
+                }
+            }
+            (!aliases.is_empty()).then(|| Entry {
+                value: code.clone(),
+                aliases,
+                shared: Vec::new(),
+                name: None,
+            })
+        })
+        .collect()
+}
+
+/// The parts of `text` in round brackets, joined by a blank.
+pub(crate) fn bracketed(text: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                out.push(' ');
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth > 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `text` without its parts in round brackets.
+fn unbracketed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// A list after a context cue starting at word `c`: its words and the entries found (pushed on
@@ -1390,12 +1470,18 @@ fn compile(body: &KindBody, table: &mut WordTable) -> How {
             values: entries.iter().map(|e| e.value.clone()).collect(),
             phrases: Phrases::new(entries, table),
         },
-        KindBody::Code { shape, codes, cues, bare_mixed } => How::Code {
-            shape: shape.clone(),
-            codes: codes.keys().cloned().collect(),
-            cues: words(cues),
-            bare_mixed: *bare_mixed,
-        },
+        KindBody::Code { shape, codes, cues, bare_mixed } => {
+            let cues = words(cues);
+            let entries = titled_codes(codes);
+            How::Code {
+                shape: shape.clone(),
+                codes: codes.keys().cloned().collect(),
+                cues,
+                bare_mixed: *bare_mixed,
+                titles: Phrases::new(&entries, table),
+                titled: entries.into_iter().map(|entry| entry.value).collect(),
+            }
+        }
         KindBody::List { entries, context } => {
             let context = words(context);
             How::List {

@@ -180,6 +180,9 @@ pub struct Extractor {
     /// Each alias several values of a dictionary share: its kind, its words and the values,
     /// in the kind's order.
     shared: Vec<(ParamKind, Vec<String>, Vec<String>)>,
+    /// The words in brackets of each code's title that has them ("ebook" of "Salt and Cedar
+    /// (ebook)"): its kind, the code and the words.
+    qualifiers: Vec<(ParamKind, String, Vec<String>)>,
 }
 
 impl Extractor {
@@ -207,7 +210,29 @@ impl Extractor {
         nouns.sort_unstable();
         nouns.dedup();
         let mut shared: Vec<(ParamKind, Vec<String>, Vec<String>)> = Vec::new();
+        let mut qualifiers = Vec::new();
         for kind in registry.kinds() {
+            // A title several codes share ("Salt and Cedar", in print and as an e-book) names
+            // each of them, as an alias several values share does.
+            if let planner_registry::KindBody::Code { codes, .. } = &kind.body {
+                for (code, title) in codes {
+                    let words = planner_registry::alias_words(&crate::declared::bracketed(title));
+                    if !words.is_empty() {
+                        qualifiers.push((kind.kind, code.clone(), words));
+                    }
+                }
+                for entry in crate::declared::titled_codes(codes) {
+                    for words in entry.aliases.iter().map(|alias| &alias.words) {
+                        match shared.iter_mut().find(|(k, w, _)| *k == kind.kind && w == words) {
+                            Some((_, _, values)) => values.push(entry.value.clone()),
+                            None => {
+                                shared.push((kind.kind, words.clone(), vec![entry.value.clone()]))
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
             let planner_registry::KindBody::Dictionary { entries, .. } = &kind.body else {
                 continue;
             };
@@ -227,17 +252,25 @@ impl Extractor {
             roles: crate::roles::RoleKinds::new(registry),
             nouns,
             shared,
+            qualifiers,
         }
     }
 
     /// A mention whose words are an alias several values share stands for each of them: the
-    /// others are added at the same span and the kind is unsure.
+    /// others are added at the same span and the kind is unsure. Of codes sharing a title, those
+    /// whose qualifier the question says ("the ebook of 'Salt and Cedar'") are the ones meant.
     fn share(&self, question: &str, from: usize, out: &mut Extraction) {
         if self.shared.is_empty() {
             return;
         }
+        let said = planner_registry::alias_words(question);
+        let qualified = |kind: ParamKind, code: &str| {
+            self.qualifiers.iter().any(|(k, c, words)| {
+                *k == kind && c == code && words.iter().all(|word| said.contains(word))
+            })
+        };
         let mut more = Vec::new();
-        for mention in out.params.get(from..).unwrap_or(&[]) {
+        for mention in out.params.get_mut(from..).unwrap_or(&mut []) {
             let text = question.get(mention.span.start..mention.span.end).unwrap_or("");
             let words = planner_registry::alias_words(text);
             let Some((_, _, values)) = self
@@ -250,11 +283,17 @@ impl Extractor {
             if !matches!(&mention.value, Value::Text(value) if values.contains(value)) {
                 continue;
             }
-            out.unsure.insert(mention.kind);
-            for value in values {
-                if mention.value != Value::Text(value.clone()) {
-                    more.push(Mention { value: Value::Text(value.clone()), ..mention.clone() });
-                }
+            let chosen: Vec<&String> =
+                values.iter().filter(|v| qualified(mention.kind, v)).collect();
+            let values: Vec<&String> =
+                if chosen.is_empty() { values.iter().collect() } else { chosen };
+            let Some((first, rest)) = values.split_first() else { continue };
+            mention.value = Value::Text((*first).clone());
+            if !rest.is_empty() {
+                out.unsure.insert(mention.kind);
+            }
+            for value in rest {
+                more.push(Mention { value: Value::Text((*value).clone()), ..mention.clone() });
             }
         }
         out.params.extend(more);

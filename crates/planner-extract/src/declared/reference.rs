@@ -132,8 +132,13 @@ pub(super) fn extract(
                     }
                 }
             }
-            How::Code { shape, codes, cues, bare_mixed } => {
+            How::Code { shape, codes, cues, bare_mixed, titles, titled } => {
                 for i in 0..words.len() {
+                    if let Some((index, end)) = titles.at(&words, i)
+                        && words.quoted(i, end)
+                    {
+                        push(i, end, Value::Text(titled[index].clone()), None);
+                    }
                     let Some((end, stop)) = code_at(&words, i, shape) else { continue };
                     let code = question[words.words[i].start..stop].to_ascii_uppercase();
                     let listed = codes.binary_search(&code).is_ok();

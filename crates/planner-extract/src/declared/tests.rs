@@ -525,6 +525,44 @@ fn a_code_outside_the_list_is_kept_with_a_diagnostic() {
 }
 
 #[test]
+fn a_listed_code_is_named_by_its_title() {
+    let registry = Registry::from_toml_with(
+        &REGISTRY.replace(
+            "cues = [\"sku\", \"product code\", \"item\"]",
+            "cues = [\"sku\"]\ncsv = \"skus.csv\"",
+        ),
+        "test.toml",
+        &|name: &str| match name {
+            "skus.csv" => Ok("code,title\nAB-1234,Mug\nCD-0001,Copper Kettle\n\
+                              CD-0002,Stovetop Espresso Maker\nCD-0003,Stovetop Espresso Maker (6 cup)\n"
+                .to_owned()),
+            other => Err(format!("no file {other}")),
+        },
+    )
+    .expect("loads");
+    let x = Extractor::new(&registry);
+    let sku = registry.kind_named("sku").unwrap();
+    // A title of two words or more, quoted, in any case, is its code.
+    for question in ["units of 'Copper Kettle' sold", "stock of the \"copper kettle\""] {
+        assert_eq!(x.extract(question).value(sku), Some(&text("CD-0001")), "{question}");
+    }
+    // Unquoted, a title's words may be the question's own; a title of one word is an ordinary
+    // word; part of a title names nothing.
+    assert_eq!(x.extract("stock of the copper kettle").value(sku), None);
+    assert_eq!(x.extract("a 'mug' of coffee").value(sku), None);
+    assert_eq!(x.extract("'kettle' sales").value(sku), None);
+    // A title several codes share names each: the user is asked which.
+    let found = x.extract("sales of the 'Stovetop Espresso Maker'");
+    assert!(found.unsure.contains(&sku), "{found:?}");
+    let codes: Vec<&Value> = found.mentions(sku).map(|m| &m.value).collect();
+    assert_eq!(codes, [&text("CD-0002"), &text("CD-0003")]);
+    // Of those, the one whose bracketed qualifier the question says is meant.
+    let found = x.extract("sales of the 6 cup 'Stovetop Espresso Maker'");
+    assert_eq!(found.value(sku), Some(&text("CD-0003")), "{found:?}");
+    assert!(!found.unsure.contains(&sku));
+}
+
+#[test]
 fn no_panic_on_odd_text() {
     let (_, x) = extractor();
     for question in [
