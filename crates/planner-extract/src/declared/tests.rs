@@ -498,8 +498,8 @@ fn no_byte_in_two_params() {
     assert_eq!(found.params.len(), 7, "{:?}", found.params);
 }
 
-#[test]
-fn a_code_outside_the_list_is_kept_with_a_diagnostic() {
+/// [`REGISTRY`] with its SKUs listed in a `skus.csv` of `csv` (`code,title` lines).
+fn listed_skus(csv: &str) -> (Registry, Extractor) {
     let registry = Registry::from_toml_with(
         &REGISTRY.replace(
             "cues = [\"sku\", \"product code\", \"item\"]",
@@ -507,12 +507,18 @@ fn a_code_outside_the_list_is_kept_with_a_diagnostic() {
         ),
         "test.toml",
         &|name: &str| match name {
-            "skus.csv" => Ok("code,title\nAB-1234,Mug\nCD-0001,Kettle\n".to_owned()),
+            "skus.csv" => Ok(format!("code,title\n{csv}")),
             other => Err(format!("no file {other}")),
         },
     )
     .expect("loads");
     let x = Extractor::new(&registry);
+    (registry, x)
+}
+
+#[test]
+fn a_code_outside_the_list_is_kept_with_a_diagnostic() {
+    let (registry, x) = listed_skus("AB-1234,Mug\nCD-0001,Kettle\n");
     let sku = registry.kind_named("sku").unwrap();
     // A listed code needs no cue.
     assert_eq!(x.extract("stock of cd-0001").value(sku), Some(&text("CD-0001")));
@@ -526,21 +532,10 @@ fn a_code_outside_the_list_is_kept_with_a_diagnostic() {
 
 #[test]
 fn a_listed_code_is_named_by_its_title() {
-    let registry = Registry::from_toml_with(
-        &REGISTRY.replace(
-            "cues = [\"sku\", \"product code\", \"item\"]",
-            "cues = [\"sku\"]\ncsv = \"skus.csv\"",
-        ),
-        "test.toml",
-        &|name: &str| match name {
-            "skus.csv" => Ok("code,title\nAB-1234,Mug\nCD-0001,Copper Kettle\n\
-                              CD-0002,Stovetop Espresso Maker\nCD-0003,Stovetop Espresso Maker (6 cup)\n"
-                .to_owned()),
-            other => Err(format!("no file {other}")),
-        },
-    )
-    .expect("loads");
-    let x = Extractor::new(&registry);
+    let (registry, x) = listed_skus(
+        "AB-1234,Mug\nCD-0001,Copper Kettle\nCD-0002,Stovetop Espresso Maker\n\
+         CD-0003,Stovetop Espresso Maker (6 cup)\n",
+    );
     let sku = registry.kind_named("sku").unwrap();
     // A title of two words or more, quoted, in any case, is its code.
     for question in ["units of 'Copper Kettle' sold", "stock of the \"copper kettle\""] {
