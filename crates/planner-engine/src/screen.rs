@@ -1092,8 +1092,10 @@ const ORIGIN_PROXIES: &[&str] =
     &["sounding", "looking", "name", "names", "surname", "surnames", "accent", "accents"];
 
 /// Verbs that link a subject to an adjective ("the lift that was disabled").
-const LINKING: &[&str] =
-    &["is", "was", "were", "are", "been", "be", "being", "became", "get", "got", "gets"];
+const LINKING: &[&str] = &[
+    "is", "was", "were", "are", "been", "be", "being", "become", "becomes", "becoming", "became",
+    "get", "got", "gets", "getting", "gotten",
+];
 
 fn is_number(word: &str) -> bool {
     word.bytes().next().is_some_and(|it| it.is_ascii_digit())
@@ -1492,8 +1494,10 @@ impl<'a> Reading<'a> {
         // Right after a thing, it says what the thing is ("invoices older than 60 days", "a
         // route that is chronically late"); a person's it would be after people.
         // A name before it ("customers in the Midwest over 65") is where, not what.
+        // A linking verb ("getting", which WordNet also knows as a noun) is no thing.
         if at > 0
             && self.roles[at - 1] == Role::Thing
+            && !LINKING.contains(&words[at - 1])
             && self
                 .knowledge()
                 .noun(words[at - 1])
@@ -2719,6 +2723,7 @@ columns = [{ name = "name", type = "text" }, { name = "late", type = "int" }]
     fn protected_attributes_of_any_people_are_refused() {
         for (question, category) in [
             ("how many of our drivers are over 55", "age"),
+            ("how many of our welders are getting close to retirement", "age"),
             ("which guests are pregnant", "pregnancy"),
             ("nationality of our housekeepers", "national origin or citizenship"),
             ("riders by race", "race or ethnicity"),
