@@ -77,7 +77,7 @@
 //! | `uuid` | | lower-case UUID |
 //! | `duration` | `unit` (`day` or `month`) | an integer ("last 2 weeks" is 14 days) |
 //! | `date` | | `YYYY-MM-DD`; a day a `date_range` kind reads ("as of 2025-03-01") is read as this date too, where the question gives one such day |
-//! | `date_range` | optional `fiscal_year_start` (month), `relative` | `[start, end)` as two ISO days, open ends `-infinity`, `infinity` (`text[]`); a relative period as two relative bounds (below) |
+//! | `date_range` | optional `fiscal_year_start` (month; left out, a fiscal year is the calendar year: "FY2024" is 2024), `relative` | `[start, end)` as two ISO days, open ends `-infinity`, `infinity` (`text[]`); a relative period as two relative bounds (below) |
 //! | `integer` | `cues` | the number right after a cue ("top 5") |
 //! | `quoted_text` | `max_len` | the text inside quotes |
 //!
