@@ -1774,6 +1774,13 @@ fn duration_at(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize
         None if directed => 1,
         None => return None,
     };
+    // "A quarter of our accounts" is a fraction, one in four, not a length of time.
+    if matches!(words.lower(i), "a" | "an")
+        && words.lower(j) == "quarter"
+        && words.lower(j + 1) == "of"
+    {
+        return None;
+    }
     let length = unit_length(words.lower(j), unit)??;
     Some((j + 1, n.checked_mul(length)?))
 }

@@ -216,6 +216,9 @@ top_n = { kind = "top_n" }
     assert_eq!(months("spend over the past 1.5 years"), Some(Value::Int(18)));
     assert_eq!(months("a 2.5 quarter stretch"), None);
     assert_eq!(months("awards over 2.5 years"), Some(Value::Int(30)));
+    // "A quarter of" things is a fraction of them; "a quarter" alone is a length.
+    assert_eq!(months("a quarter of our accounts churned"), None);
+    assert_eq!(months("spend over a quarter"), Some(Value::Int(3)));
     // No part of a larger number is a code or a count of its own, nor is an amount a code.
     let industry = |question: &str| value(&registry, &x.extract(question), "industry");
     assert_eq!(industry("naics 541512"), Some(text("541512")));
