@@ -1715,6 +1715,21 @@ fn time_unit(word: &str) -> Option<(TimeUnit, bool)> {
     })
 }
 
+/// A count and a unit abbreviation written as one word ("18mo", "30d", "6wks", "2y"): the
+/// count and the unit's word as [`time_unit`] reads it.
+fn glued(word: &str) -> Option<(i64, &'static str)> {
+    let split = word.find(|c: char| !c.is_ascii_digit())?;
+    let (digits, suffix) = word.split_at(split);
+    let unit = match suffix {
+        "d" | "day" | "days" => "days",
+        "w" | "wk" | "wks" => "weeks",
+        "mo" | "mos" | "mth" | "mths" => "months",
+        "y" | "yr" | "yrs" => "years",
+        _ => return None,
+    };
+    Some((number(digits)?, unit))
+}
+
 /// "last 30 days", "past 2 weeks", "next quarter", "18 months", "a year".
 fn duration_at(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize, i64)> {
     let directed = matches!(
@@ -1730,6 +1745,14 @@ fn duration_at(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize
             | "following"
     );
     let mut j = if directed { i + 1 } else { i };
+    // A count and its unit written as one word ("18mo", "30d", "2yrs"), asked at it.
+    if let Some((n, glued_unit)) = glued(words.lower(j)) {
+        if directed {
+            return None;
+        }
+        let length = unit_length(glued_unit, unit)??;
+        return Some((j + 1, n.checked_mul(length)?));
+    }
     let count = match words.lower(j) {
         "a" | "an" => Some(1),
         _ if words.in_larger_number(j) => {

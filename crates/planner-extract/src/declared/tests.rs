@@ -219,6 +219,10 @@ top_n = { kind = "top_n" }
     // "A quarter of" things is a fraction of them; "a quarter" alone is a length.
     assert_eq!(months("a quarter of our accounts churned"), None);
     assert_eq!(months("spend over a quarter"), Some(Value::Int(3)));
+    // A count and its unit written as one word.
+    assert_eq!(months("awards, last 18mo"), Some(Value::Int(18)));
+    assert_eq!(months("a 2yrs window"), Some(Value::Int(24)));
+    assert_eq!(months("the 3rd one"), None);
     // No part of a larger number is a code or a count of its own, nor is an amount a code.
     let industry = |question: &str| value(&registry, &x.extract(question), "industry");
     assert_eq!(industry("naics 541512"), Some(text("541512")));
