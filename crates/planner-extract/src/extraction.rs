@@ -183,6 +183,8 @@ pub struct Extractor {
     /// The words in brackets of each code's title that has them ("ebook" of "Salt and Cedar
     /// (ebook)"): its kind, the code and the words.
     qualifiers: Vec<(ParamKind, String, Vec<String>)>,
+    /// Each declared list kind with its values in declared order.
+    lists: Vec<(ParamKind, Vec<String>)>,
 }
 
 impl Extractor {
@@ -211,7 +213,11 @@ impl Extractor {
         nouns.dedup();
         let mut shared: Vec<(ParamKind, Vec<String>, Vec<String>)> = Vec::new();
         let mut qualifiers = Vec::new();
+        let mut lists = Vec::new();
         for kind in registry.kinds() {
+            if let planner_registry::KindBody::List { entries, .. } = &kind.body {
+                lists.push((kind.kind, entries.iter().map(|entry| entry.value.clone()).collect()));
+            }
             // A title several codes share ("Salt and Cedar", in print and as an e-book) names
             // each of them, as an alias several values share does.
             if let planner_registry::KindBody::Code { codes, .. } = &kind.body {
@@ -253,6 +259,7 @@ impl Extractor {
             nouns,
             shared,
             qualifiers,
+            lists,
         }
     }
 
@@ -299,6 +306,30 @@ impl Extractor {
         out.params.extend(more);
     }
 
+    /// A list kind's values said in several places of one question are one list, in the kind's
+    /// order ("large print loans last year compared with ebooks"): a list gathers values, so
+    /// two of its mentions are not two readings of one value, as two regions would be.
+    fn gather_lists(&self, mentions: &mut [Mention]) {
+        for (kind, order) in &self.lists {
+            let mut said: Vec<&str> = Vec::new();
+            let mut count = 0;
+            for mention in mentions.iter().filter(|m| m.kind == *kind) {
+                count += 1;
+                if let Value::List(values) = &mention.value {
+                    said.extend(values.iter().map(String::as_str));
+                }
+            }
+            if count < 2 {
+                continue;
+            }
+            let gathered: Vec<String> =
+                order.iter().filter(|value| said.contains(&value.as_str())).cloned().collect();
+            for mention in mentions.iter_mut().filter(|m| m.kind == *kind) {
+                mention.value = Value::List(gathered.clone());
+            }
+        }
+    }
+
     /// The nouns the registry's declared kinds are called by (the last word of each label, lower
     /// case, sorted): what "that vendor" or "this depot" points back at.
     pub fn kind_nouns(&self) -> &[String] {
@@ -325,6 +356,7 @@ impl Extractor {
         out.params.reserve(16);
         self.declared.extract(question, &taken, &mut out.params, &mut out.diagnostics);
         self.share(question, builtin_params, &mut out);
+        self.gather_lists(&mut out.params[builtin_params..]);
         let declared = &out.params[builtin_params..];
         for mention in declared {
             let first = declared.iter().find(|m| m.kind == mention.kind);

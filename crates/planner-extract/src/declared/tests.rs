@@ -287,6 +287,10 @@ fn lists_only_in_context() {
         found.params[0].span.text("compare web and wholesale channels"),
         "web and wholesale"
     );
+    // Values said in two places of one question are one list, in the kind's order.
+    let found = x.extract("orders via wholesale last month, then the same via web");
+    assert_eq!(value(&r, &found, "channels"), list(&["online", "wholesale"]));
+    assert!(!found.is_ambiguous(r.kind_named("channels").unwrap()));
     // Capitals joined by slashes are a list by their notation; lower case, or one value, is not.
     assert_eq!(
         value(&r, &x.extract("ONLINE/STORE orders"), "channels"),
