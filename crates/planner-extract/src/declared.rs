@@ -246,7 +246,7 @@ impl<'a> Words<'a> {
                 if bytes[i] == b'&' {
                     let from = out.lower_text.len();
                     out.lower_text.push_str("and");
-                    out.push_and(i, from, table);
+                    out.words.push(and_word(i, from, table));
                 }
                 i += len;
                 continue;
@@ -306,12 +306,6 @@ impl<'a> Words<'a> {
             out.lower_text.push_str(" and");
         }
         out
-    }
-
-    /// An `&` at `at` is the word "and" (as [`planner_registry::alias_words`] reads an alias's
-    /// `&`), whose lower-case form is at `from` of [`Words::lower_text`].
-    fn push_and(&mut self, at: usize, from: usize, table: &WordTable) {
-        self.words.push(and_word(at, from, table));
     }
 
     fn push(&mut self, start: usize, end: usize, ascii: bool, table: &WordTable) {
@@ -411,9 +405,8 @@ impl<'a> Words<'a> {
     }
 }
 
-/// [`TIME`] for a lower-case word that is a number or a year after `fy` or `cy` ("fy2025").
 /// The word "and" written `&` at `at`, its lower-case form at `from` of the lower-case text:
-/// "R&D", "Health & Human Services", as an alias's `&` is read.
+/// "R&D", "Parks & Recreation", as [`planner_registry::alias_words`] reads an alias's `&`.
 fn and_word(at: usize, from: usize, table: &WordTable) -> Word {
     let id = table.ascii_id(b"and");
     let lower =
@@ -421,6 +414,7 @@ fn and_word(at: usize, from: usize, table: &WordTable) -> Word {
     Word { start: at, end: at + 1, lower, id, flags: table.flags(id) }
 }
 
+/// [`TIME`] for a lower-case word that is a number or a year after `fy` or `cy` ("fy2025").
 fn time_shape(word: &[u8]) -> u8 {
     let numeric = word.first().is_some_and(u8::is_ascii_digit);
     let prefixed_year = word.len() > 2
@@ -1235,18 +1229,17 @@ impl Matcher {
 }
 
 /// The codes of a list whose titles name them: each title of two words or more, written whole
-/// in quotes, in any case ("'Lincoln Elementary'", "\"Buckeye IPA\""), stands for its code, as
-/// people name a record by what it is called rather than by its number; so does the title
-/// without a part in brackets, which qualifies it ("Salt and Cedar (ebook)": an edition, a
-/// size). Quotes say the words are a name: unquoted, a title's words are as often the
-/// question's own description ("the hospital district shuttle"), and a title of one word is an
-/// ordinary word.
+/// in quotes, in any case ("'Copper Kettle'"), stands for its code, as people name a record by
+/// what it is called rather than by its number; so does the title without a part in brackets,
+/// which qualifies it ("Espresso Maker (6 cup)": an edition, a size). Quotes say the words are
+/// a name: unquoted, a title's words are as often the question's own description ("the
+/// downtown express"), and a title of one word is an ordinary word.
 pub(crate) fn titled_codes(codes: &std::collections::BTreeMap<String, String>) -> Vec<Entry> {
     codes
         .iter()
         .filter_map(|(code, title)| {
             let mut aliases: Vec<planner_registry::Alias> = Vec::new();
-            for written in [title.as_str(), unbracketed(title).as_str()] {
+            for written in [title.as_str(), brackets(title).0.as_str()] {
                 let words = planner_registry::alias_words(written);
                 if words.len() >= 2 && aliases.iter().all(|it| it.words != words) {
                     aliases.push(planner_registry::Alias {
@@ -1266,37 +1259,22 @@ pub(crate) fn titled_codes(codes: &std::collections::BTreeMap<String, String>) -
         .collect()
 }
 
-/// The parts of `text` in round brackets, joined by a blank.
-pub(crate) fn bracketed(text: &str) -> String {
-    let mut out = String::new();
+/// `text` without its parts in round brackets, and those parts joined by a blank.
+pub(crate) fn brackets(text: &str) -> (String, String) {
+    let (mut outside, mut inside) = (String::with_capacity(text.len()), String::new());
     let mut depth = 0usize;
     for c in text.chars() {
         match c {
             '(' => {
                 depth += 1;
-                out.push(' ');
+                inside.push(' ');
             }
             ')' => depth = depth.saturating_sub(1),
-            _ if depth > 0 => out.push(c),
-            _ => {}
+            _ if depth == 0 => outside.push(c),
+            _ => inside.push(c),
         }
     }
-    out
-}
-
-/// `text` without its parts in round brackets.
-fn unbracketed(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    out
+    (outside, inside)
 }
 
 /// A list after a context cue starting at word `c`: its words and the entries found (pushed on
@@ -1762,11 +1740,11 @@ fn duration_at(words: &Words<'_>, i: usize, unit: DurationUnit) -> Option<(usize
     };
     // A tens word and a unit word make one number ("twenty-four", "thirty six").
     let count = match count {
-        Some(tens) if tens >= 20 && !words.lower(j).as_bytes()[0].is_ascii_digit() => {
+        Some(tens) if tens >= 20 && !words.lower(j).starts_with(|c: char| c.is_ascii_digit()) => {
             let unit_word = words.lower(j + 1);
             match number(unit_word) {
                 Some(ones @ 1..=9)
-                    if !unit_word.as_bytes()[0].is_ascii_digit()
+                    if !unit_word.starts_with(|c: char| c.is_ascii_digit())
                         && matches!(words.gap_before(j + 1), "-" | " ") =>
                 {
                     j += 1;

@@ -180,8 +180,8 @@ pub struct Extractor {
     /// Each alias several values of a dictionary share: its kind, its words and the values,
     /// in the kind's order.
     shared: Vec<(ParamKind, Vec<String>, Vec<String>)>,
-    /// The words in brackets of each code's title that has them ("ebook" of "Salt and Cedar
-    /// (ebook)"): its kind, the code and the words.
+    /// The words in brackets of each code's title that has them ("6 cup" of "Espresso Maker (6
+    /// cup)"): its kind, the code and the words.
     qualifiers: Vec<(ParamKind, String, Vec<String>)>,
     /// Each declared list kind with its values in declared order.
     lists: Vec<(ParamKind, Vec<String>)>,
@@ -218,11 +218,11 @@ impl Extractor {
             if let planner_registry::KindBody::List { entries, .. } = &kind.body {
                 lists.push((kind.kind, entries.iter().map(|entry| entry.value.clone()).collect()));
             }
-            // A title several codes share ("Salt and Cedar", in print and as an e-book) names
-            // each of them, as an alias several values share does.
+            // A title several codes share (one book in print and as an e-book) names each of
+            // them, as an alias several values share does.
             if let planner_registry::KindBody::Code { codes, .. } = &kind.body {
                 for (code, title) in codes {
-                    let words = planner_registry::alias_words(&crate::declared::bracketed(title));
+                    let words = planner_registry::alias_words(&crate::declared::brackets(title).1);
                     if !words.is_empty() {
                         qualifiers.push((kind.kind, code.clone(), words));
                     }
@@ -265,15 +265,20 @@ impl Extractor {
 
     /// A mention whose words are an alias several values share stands for each of them: the
     /// others are added at the same span and the kind is unsure. Of codes sharing a title, those
-    /// whose qualifier the question says ("the ebook of 'Salt and Cedar'") are the ones meant.
+    /// whose qualifier the question says ("the 6 cup 'Espresso Maker'") are the ones meant.
     fn share(&self, question: &str, from: usize, out: &mut Extraction) {
         if self.shared.is_empty() {
             return;
         }
-        let said = planner_registry::alias_words(question);
+        // The question's words, read only when a shared title has a qualifier to look for.
+        let said = std::cell::OnceCell::new();
         let qualified = |kind: ParamKind, code: &str| {
             self.qualifiers.iter().any(|(k, c, words)| {
-                *k == kind && c == code && words.iter().all(|word| said.contains(word))
+                *k == kind
+                    && c == code
+                    && words.iter().all(|word| {
+                        said.get_or_init(|| planner_registry::alias_words(question)).contains(word)
+                    })
             })
         };
         let mut more = Vec::new();
@@ -307,7 +312,7 @@ impl Extractor {
     }
 
     /// A list kind's values said in several places of one question are one list, in the kind's
-    /// order ("large print loans last year compared with ebooks"): a list gathers values, so
+    /// order ("wholesale orders last month, then the same via web"): a list gathers values, so
     /// two of its mentions are not two readings of one value, as two regions would be.
     fn gather_lists(&self, mentions: &mut [Mention]) {
         for (kind, order) in &self.lists {
